@@ -1,0 +1,90 @@
+// Package engine is the seam between the engine-neutral runtime and the
+// JavaScript engines that run programs (goja in process, QuickJS under wazero).
+//
+// The runtime package owns everything that does not depend on the engine:
+// limits on nested calls, call records, environments' retention, TypeScript
+// stripping and the persistent-mode source rewrite (package source). An
+// engine only has to run a prepared script in an environment and bridge
+// tool calls and console output.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/codemode/codemode/tools"
+)
+
+// Engine creates environments. Implementations are safe for concurrent use.
+type Engine interface {
+	// NewEnv returns a new environment. Per-call environments should come
+	// from a warm pool so that creating one is off the request path.
+	NewEnv(ctx context.Context, opts EnvOptions) (Env, error)
+	// Close releases pooled resources. Environments already handed out stay
+	// valid until their own Close.
+	Close() error
+}
+
+// EnvOptions configures one environment. Zero fields mean the documented
+// defaults of runtime.Limits.
+type EnvOptions struct {
+	// Persistent is true for persistent-in-memory environments (REPL
+	// semantics); false for a per-call environment used for one program.
+	Persistent bool
+	// MemoryLimit is the memory budget in bytes.
+	MemoryLimit int64
+	// MaxStackDepth bounds the JS call stack (frames).
+	MaxStackDepth int
+}
+
+// Env is one JavaScript realm.
+//
+// Run must not be called concurrently on one Env; the runtime serialises runs
+// of a persistent environment. Close may be called at any time, from any
+// goroutine, including while Run is in progress (it then aborts the run).
+type Env interface {
+	Run(ctx context.Context, job *Job) Result
+	// Globals lists the top-level names that programs declared in this
+	// environment (persistent mode), sorted.
+	Globals() []string
+	// Usable is false when the environment must not run another program
+	// (it crashed, ran out of memory, or was closed).
+	Usable() bool
+	Close() error
+}
+
+// Job is one program run.
+type Job struct {
+	// Script is the prepared JavaScript (see package source): evaluating
+	// it yields a Promise of the program's return value.
+	Script string
+	// Name is the script name used in stack traces, e.g. "program.js".
+	Name string
+	// LineOffset is subtracted from engine-reported line numbers so that
+	// positions refer to the user's source.
+	LineOffset int
+	// Tools are the names bound as async functions on the global `tools`.
+	Tools []string
+	// Call performs a nested tool call. The engine calls it from a goroutine
+	// of its own (never the VM's) and brings the result back to the VM loop.
+	// It returns the JSON value the binding resolves to, or an error that
+	// tools.AsError classifies; the binding rejects with an Error carrying
+	// `code` and `message`. Call honours ctx, which the engine cancels when
+	// the program ends.
+	Call func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
+	// Log receives console output as it happens, in program order, from the
+	// VM goroutine. level is "log", "info", "warn", "error" or "debug".
+	Log func(level, text string)
+	// Deadline is the wall-clock limit of the run; ctx carries it too.
+	Deadline time.Time
+}
+
+// Result is the outcome of a Run.
+type Result struct {
+	// Value is the program's return value as JSON, nil for undefined.
+	Value json.RawMessage
+	// Err is nil on success. Its Info may hold "stack" (string),
+	// "line" and "column" (ints, in the user's source).
+	Err *tools.Error
+}

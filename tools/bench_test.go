@@ -1,0 +1,45 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/codemode/codemode/scope"
+)
+
+// BenchmarkExecute: a no-op tool through the full pipeline with one
+// pre-execute listener and one guard.
+//
+//	go test -run '^$' -bench BenchmarkExecute -benchmem ./tools
+func BenchmarkExecute(b *testing.B) {
+	r := New(Options{})
+	r.Register(scope.Global(), Tool{Name: "noop", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
+	r.OnPreExecute(func(ctx context.Context, e *Execution, next func() Decision) Decision { return next() })
+	r.AddGuard(func(e *Execution) string { return "" })
+	args := json.RawMessage(`{}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := r.Execute(ctx, Input{CallID: "c", Name: "noop", Arguments: args}); res.IsError {
+			b.Fatal(res.Err)
+		}
+	}
+}
+
+// BenchmarkExecuteValidated is the same with a schema that must be checked
+// ({text: string}, required, no extra properties).
+func BenchmarkExecuteValidated(b *testing.B) {
+	r := New(Options{})
+	r.Register(scope.Global(), echoTool())
+	r.OnPreExecute(func(ctx context.Context, e *Execution, next func() Decision) Decision { return next() })
+	r.AddGuard(func(e *Execution) string { return "" })
+	args := json.RawMessage(`{"text":"hello"}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := r.Execute(ctx, Input{CallID: "c", Name: "echo", Arguments: args}); res.IsError {
+			b.Fatal(res.Err)
+		}
+	}
+}

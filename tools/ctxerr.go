@@ -1,0 +1,8 @@
+package tools
+
+import "context"
+
+var (
+	errDeadline = context.DeadlineExceeded
+	errCanceled = context.Canceled
+)

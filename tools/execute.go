@@ -1,0 +1,404 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Input is what a caller passes to Execute.
+type Input struct {
+	// CallID identifies the call; nested calls use "<parent>:ptc:<n>".
+	CallID string
+	// RootCallID is the call id of the root of a nested tree. Empty means
+	// absent: a root call is its own root.
+	RootCallID string
+	Name       string
+	// Arguments must be a JSON object: a json.RawMessage / []byte of JSON
+	// text, or a value built from map[string]any, []any, string, bool, nil
+	// and numbers. Anything else (funcs, channels, structs, NaN) is refused
+	// with INVALID_ARGUMENTS rather than silently changed. nil means {}.
+	Arguments any
+	// Agent is the agent the call runs for; nil means none (global view).
+	Agent *Agent
+	// Parent is the token of the execution this call is nested in; the zero
+	// Token means a root call. Only a token of an execution of the same
+	// registry that is still in progress is accepted.
+	Parent Token
+	// Timeout bounds this call. If zero, Options.DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Token identifies one execution. It cannot be constructed outside this
+// package, so holding one proves a running execution handed it out: that is
+// how nested calls are told apart from direct ones. The zero Token is absent.
+type Token struct{ e *Execution }
+
+// IsZero reports whether t is absent.
+func (t Token) IsZero() bool { return t.e == nil }
+
+// CallID is the call id of the execution t identifies ("" for the zero Token).
+func (t Token) CallID() string {
+	if t.e == nil {
+		return ""
+	}
+	return t.e.callID
+}
+
+// Execution is the record of one call, handed to listeners, guards and the
+// body. It is read-only: arguments are a snapshot that nothing can rewrite.
+type Execution struct {
+	reg        *Registry
+	callID     string
+	rootCallID string
+	name       string
+	args       string // the JSON snapshot; a string, so nobody can mutate it
+	agent      *Agent
+	parent     Token
+	info       *registered
+	start      time.Time
+	done       atomic.Bool
+}
+
+// CallID is the call's id.
+func (e *Execution) CallID() string { return e.callID }
+
+// RootCallID is the root call's id (the call's own id for a root call).
+func (e *Execution) RootCallID() string { return e.rootCallID }
+
+// Name is the tool name as called.
+func (e *Execution) Name() string { return e.name }
+
+// Arguments returns a copy of the argument snapshot.
+func (e *Execution) Arguments() json.RawMessage { return json.RawMessage(e.args) }
+
+// ArgumentsText returns the argument snapshot without copying.
+func (e *Execution) ArgumentsText() string { return e.args }
+
+// Agent is the calling agent, or nil.
+func (e *Execution) Agent() *Agent { return e.agent }
+
+// Parent is the parent execution's token; zero for a root call.
+func (e *Execution) Parent() Token { return e.parent }
+
+// ParentCallID is the parent's call id, or "".
+func (e *Execution) ParentCallID() string { return e.parent.CallID() }
+
+// Token is this execution's own token, to be passed as Input.Parent by
+// nested calls.
+func (e *Execution) Token() Token { return Token{e: e} }
+
+// Tool describes the resolved tool.
+func (e *Execution) Tool() Info { return e.info.info() }
+
+// Finished reports whether the execution has been finalized.
+func (e *Execution) Finished() bool { return e.done.Load() }
+
+// Execute runs one call through the pipeline of CONTRACT §3: resolve,
+// snapshot, validate, pre-execute waterfall, approval, guards, dispatch,
+// post-execute waterfall, finalize. It never panics and never returns nil:
+// every failure is an error result with a code.
+func (r *Registry) Execute(ctx context.Context, in Input) *Result {
+	start := time.Now()
+	e := &Execution{reg: r, callID: in.CallID, rootCallID: in.RootCallID, name: in.Name, agent: in.Agent, parent: in.Parent, start: start}
+	if e.rootCallID == "" {
+		e.rootCallID = in.CallID
+	}
+	res := r.execute(ctx, e, in)
+	r.finalize(e, res)
+	return res
+}
+
+func (r *Registry) execute(ctx context.Context, e *Execution, in Input) *Result {
+	// A parent token must come from a live execution of this registry: a
+	// stale or foreign token proves nothing.
+	if p := in.Parent.e; p != nil && (p.reg != r || p.done.Load()) {
+		return errorResult(Errorf(CodeDenied, "parent execution %q is not in progress", p.callID))
+	}
+	// 1. Resolve.
+	g, _, ok := r.tools.Resolve(in.Name, in.Agent.view())
+	if !ok {
+		return errorResult(r.unknown(in.Name, in.Agent))
+	}
+	e.info = g
+	// 2. Snapshot.
+	text, value, err := snapshot(in.Arguments, g.schema != nil)
+	if err != nil {
+		return errorResult(err)
+	}
+	e.args = text
+	// 3. Validate (a nil schema is {"type":"object"}: the snapshot checked it).
+	if g.schema != nil {
+		if err := g.schema.Validate(value); err != nil {
+			return errorResult(validationError(in.Name, err))
+		}
+	}
+	// 4–6. Policy.
+	var res *Result
+	if err := r.decide(ctx, e); err != nil {
+		res = errorResult(err)
+	} else {
+		// 7. Dispatch.
+		res = r.dispatch(ctx, e, in.Timeout)
+	}
+	// 8. Post-execute: denied calls pass here too.
+	return r.postExecute(ctx, e, res)
+}
+
+// decide runs the pre-execute waterfall, approval and guards, returning nil
+// when the call may proceed.
+func (r *Registry) decide(ctx context.Context, e *Execution) *Error {
+	d := r.preWaterfall(ctx, e)
+	switch d := d.(type) {
+	case Deny:
+		return &Error{Code: CodeDenied, Message: d.Reason, Info: d.Info}
+	case Cancel:
+		return Errorf(CodeCancelled, "cancelled by policy")
+	case Ask:
+		ok, err := r.approve(ctx, e, d.Reason)
+		if err != nil {
+			return &Error{Code: CodeDenied, Message: "approval failed: " + err.Error(), Err: err}
+		}
+		if !ok {
+			msg := "approval refused"
+			if d.Reason != "" {
+				msg += ": " + d.Reason
+			}
+			return &Error{Code: CodeDenied, Message: msg}
+		}
+	}
+	for _, g := range r.guards.load() {
+		if reason := r.runGuard(*g, e); reason != "" {
+			return &Error{Code: CodeDenied, Message: reason}
+		}
+	}
+	return nil
+}
+
+func (r *Registry) preWaterfall(ctx context.Context, e *Execution) (d Decision) {
+	ls := r.pre.load()
+	if len(ls) == 0 {
+		return Allow{}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			// Fail closed: a policy that cannot decide denies.
+			d = Deny{Reason: fmt.Sprintf("pre-execute listener panicked: %v", p)}
+		}
+	}()
+	// One closure walks the whole chain: each call of next advances i, so a
+	// waterfall costs one allocation however many listeners it has.
+	i := -1
+	var next func() Decision
+	next = func() Decision {
+		i++
+		if i >= len(ls) {
+			return Allow{}
+		}
+		out := (*ls[i])(ctx, e, next)
+		if out == nil {
+			return Allow{}
+		}
+		return out
+	}
+	return next()
+}
+
+func (r *Registry) approve(ctx context.Context, e *Execution, reason string) (ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ok, err = false, fmt.Errorf("approver panicked: %v", p)
+		}
+	}()
+	return r.opts.Approver.Approve(ctx, e, reason)
+}
+
+func (r *Registry) runGuard(g Guard, e *Execution) (reason string) {
+	defer func() {
+		if p := recover(); p != nil {
+			reason = fmt.Sprintf("guard panicked: %v", p)
+		}
+	}()
+	return g(e)
+}
+
+type outcome struct {
+	res *Result
+	err error
+}
+
+// dispatch runs the execute waterfall and the body under the deadline. The
+// body runs on its own goroutine so that a body ignoring ctx still cannot
+// hold the caller past the deadline.
+func (r *Registry) dispatch(ctx context.Context, e *Execution, timeout time.Duration) *Result {
+	if timeout == 0 {
+		timeout = r.opts.DefaultTimeout
+	}
+	var cancel context.CancelFunc
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+	if err := ctx.Err(); err != nil {
+		return errorResult(ctxError(ctx, e.name))
+	}
+	ch := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o = outcome{err: &Error{Code: CodeToolError, Message: fmt.Sprintf("tool %s panicked: %v", e.name, p), Info: map[string]any{"stack": string(debug.Stack())}}}
+			}
+			ch <- o
+		}()
+		o.res, o.err = r.runExecHooks(ctx, e)
+	}()
+	select {
+	case o := <-ch:
+		return r.normalize(ctx, e, o)
+	case <-ctx.Done():
+		return errorResult(ctxError(ctx, e.name))
+	}
+}
+
+func (r *Registry) runExecHooks(ctx context.Context, e *Execution) (*Result, error) {
+	hooks := r.exec.load()
+	if len(hooks) == 0 {
+		return e.info.tool.Handler(ctx, e)
+	}
+	var step func(i int, ctx context.Context) (*Result, error)
+	step = func(i int, ctx context.Context) (*Result, error) {
+		if i == len(hooks) {
+			return e.info.tool.Handler(ctx, e)
+		}
+		return (*hooks[i])(ctx, e, func(c context.Context) (*Result, error) { return step(i+1, c) })
+	}
+	return step(0, ctx)
+}
+
+func ctxError(ctx context.Context, name string) *Error {
+	if ctx.Err() == context.DeadlineExceeded {
+		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("tool %s timed out", name), Err: ctx.Err()}
+	}
+	return &Error{Code: CodeCancelled, Message: fmt.Sprintf("tool %s was cancelled", name), Err: ctx.Err()}
+}
+
+// normalize turns a body's (result, error) pair into one result.
+func (r *Registry) normalize(ctx context.Context, e *Execution, o outcome) *Result {
+	if o.err != nil {
+		err := AsError(o.err)
+		if err.Code == CodeCancelled || err.Code == CodeTimeout {
+			if ctx.Err() != nil {
+				err = ctxError(ctx, e.name)
+			}
+		}
+		res := errorResult(err)
+		if o.res != nil {
+			res.AdditionalContexts = o.res.AdditionalContexts
+		}
+		return res
+	}
+	res := o.res
+	if res == nil {
+		res = &Result{}
+	}
+	if res.IsError {
+		if res.Err == nil {
+			res.Err = &Error{Code: CodeToolError, Message: strings.TrimPrefix(res.TextOf(), "Error: ")}
+		}
+		res.Value = nil
+		if len(res.Content) == 0 {
+			res.Content = []Content{Text{Text: "Error: " + res.Err.Error()}}
+		}
+		return res
+	}
+	if len(res.Value) > 0 && !json.Valid(res.Value) {
+		return errorResult(Errorf(CodeToolError, "tool %s returned a structured value that is not JSON", e.name))
+	}
+	if len(res.Content) == 0 && len(res.Value) > 0 {
+		res.Content = []Content{Text{Text: string(res.Value)}}
+	}
+	return res
+}
+
+func (r *Registry) postExecute(ctx context.Context, e *Execution, res *Result) (out *Result) {
+	ls := r.post.load()
+	if len(ls) == 0 {
+		return res
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out = errorResult(Errorf(CodeInternal, "post-execute listener panicked: %v", p))
+		}
+	}()
+	var step func(i int) PostDecision
+	step = func(i int) PostDecision {
+		if i == len(ls) {
+			return Accept{}
+		}
+		d := (*ls[i])(ctx, e, res, func() PostDecision { return step(i + 1) })
+		if d == nil {
+			return Accept{}
+		}
+		return d
+	}
+	switch d := step(0).(type) {
+	case Accept:
+		if d.Content == nil && d.Value == nil && d.AdditionalContexts == nil {
+			return res
+		}
+		c := *res
+		if d.Value != nil && !res.IsError {
+			c.Value = d.Value
+			c.Content = []Content{Text{Text: string(d.Value)}}
+		}
+		if d.Content != nil {
+			c.Content = d.Content
+		}
+		c.AdditionalContexts = append(append([]string(nil), res.AdditionalContexts...), d.AdditionalContexts...)
+		return &c
+	case Block:
+		msg := (&Result{Content: d.Feedback}).TextOf()
+		if msg == "" {
+			msg = "blocked by policy"
+		}
+		c := errorResult(&Error{Code: CodeDenied, Message: msg})
+		c.Content = d.Feedback
+		c.AdditionalContexts = append(append([]string(nil), res.AdditionalContexts...), d.AdditionalContexts...)
+		return c
+	}
+	return res
+}
+
+func (r *Registry) finalize(e *Execution, res *Result) {
+	e.done.Store(true)
+	ev := ResultEvent{
+		CallID: e.callID, RootCallID: e.rootCallID, ParentCallID: e.parent.CallID(),
+		Name: e.name, Duration: time.Since(e.start), IsError: res.IsError,
+	}
+	if e.agent != nil {
+		ev.Agent = e.agent.ID
+	}
+	if res.Err != nil {
+		ev.Code = res.Err.Code
+	}
+	for _, s := range r.subs.load() {
+		func() {
+			defer func() { _ = recover() }()
+			(*s)(ev)
+		}()
+	}
+	if r.log != nil && r.log.Enabled(context.Background(), slog.LevelInfo) {
+		r.log.LogAttrs(context.Background(), slog.LevelInfo, "tool/result",
+			slog.String("callId", ev.CallID), slog.String("rootCallId", ev.RootCallID),
+			slog.String("parentCallId", ev.ParentCallID), slog.String("name", ev.Name),
+			slog.Duration("duration", ev.Duration), slog.Bool("isError", ev.IsError), slog.String("code", string(ev.Code)))
+	}
+}
