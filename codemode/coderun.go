@@ -1,0 +1,142 @@
+package codemode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/codemode/codemode/ptc"
+	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/tools"
+)
+
+var codeRunSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "code": {"type": "string", "description": "The body of an async JavaScript (or TypeScript) function. Call tools with await tools[\"name\"](args). Only what you return or console.log comes back."},
+    "reset": {"type": "boolean", "description": "Start from a fresh environment, dropping top-level state kept from earlier calls (persistent mode)."},
+    "timeoutMs": {"type": "number", "minimum": 1, "description": "Wall-clock limit for this program in milliseconds (capped by the server's limit)."}
+  },
+  "required": ["code"],
+  "additionalProperties": false
+}`)
+
+var codeRunOutputSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "value": {"description": "The program's return value."},
+    "logs": {"type": "array", "items": {"type": "object", "properties": {"level": {"type": "string"}, "text": {"type": "string"}}, "required": ["level", "text"]}}
+  },
+  "required": ["logs"]
+}`)
+
+type codeRunArgs struct {
+	Code      string   `json:"code"`
+	Reset     bool     `json:"reset"`
+	TimeoutMs *float64 `json:"timeoutMs"`
+}
+
+// runOutput is code_run's structured content.
+type runOutput struct {
+	Value json.RawMessage `json:"value,omitempty"`
+	Logs  []runtime.Log   `json:"logs"`
+}
+
+func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	var args codeRunArgs
+	if err := json.Unmarshal(e.Arguments(), &args); err != nil {
+		return nil, &tools.Error{Code: tools.CodeInvalidArguments, Message: "code_run: " + err.Error()}
+	}
+	req := runtime.Request{
+		Code:  args.Code,
+		Tools: p.bindings(e.Agent()),
+		Call:  ptc.New(p.reg, e).Call,
+	}
+	if args.TimeoutMs != nil {
+		d := time.Duration(*args.TimeoutMs * float64(time.Millisecond))
+		if lim := p.rt.Limits().Timeout; d > lim {
+			d = lim
+		}
+		req.Limits.Timeout = d
+	}
+	if fn := progressFrom(ctx); fn != nil {
+		req.OnLog = func(l runtime.Log) { fn(l.Level, l.Text) }
+	}
+	owner := p.owner(e.Agent())
+	if args.Reset {
+		p.envs.Reset(owner)
+	}
+	out := p.envs.Run(ctx, owner, req)
+	p.recordDebug(e.Agent(), args.Code, out)
+	return renderOutcome(out), nil
+}
+
+// bindings are the names bound on `tools`: everything callable.
+func (p *Plugin) bindings(agent *tools.Agent) []string {
+	infos := p.callable(agent)
+	names := make([]string, len(infos))
+	for i, in := range infos {
+		names[i] = in.Name
+	}
+	return names
+}
+
+// owner is the state owner of agent's programs: the agent itself (CONTRACT
+// §6's default). Per-call mode, or an agent the host does not know, has no
+// owner: each run gets a fresh environment.
+func (p *Plugin) owner(agent *tools.Agent) runtime.Owner {
+	if p.opts.Mode != Persistent || agent == nil {
+		return runtime.Owner{}
+	}
+	a, ok := p.host.Agent(agent.ID)
+	if !ok {
+		return runtime.Owner{}
+	}
+	return p.envs.Owner(a.Scope, provider)
+}
+
+// renderOutcome turns a run into code_run's result: console output, then
+// the return value, as text; {value, logs} as structured content. A failure
+// is an error result carrying the code, the message and the logs printed
+// before it.
+func renderOutcome(out runtime.Outcome) *tools.Result {
+	logs := out.Logs
+	if logs == nil {
+		logs = []runtime.Log{}
+	}
+	var b strings.Builder
+	for _, l := range logs {
+		if l.Level != "log" && l.Level != "info" {
+			b.WriteString("[" + l.Level + "] ")
+		}
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	if out.Err != nil {
+		err := *out.Err
+		info := map[string]any{"logs": logs}
+		for k, v := range out.Err.Info {
+			info[k] = v
+		}
+		err.Info = info
+		fmt.Fprintf(&b, "Error: [%s] %s", err.Code, err.Message)
+		if line, ok := info["line"]; ok {
+			fmt.Fprintf(&b, " (program.js:%v:%v)", line, info["column"])
+		}
+		if out.Err.Code == tools.CodeRuntimeError {
+			if st, _ := info["stack"].(string); st != "" && !strings.Contains(err.Message, st) {
+				b.WriteString("\n" + st)
+			}
+		}
+		return &tools.Result{Content: []tools.Content{tools.Text{Text: b.String()}}, IsError: true, Err: &err}
+	}
+	if out.Value != nil {
+		b.Write(out.Value)
+	} else if b.Len() == 0 {
+		b.WriteString("undefined")
+	}
+	sc, _ := json.Marshal(runOutput{Value: out.Value, Logs: logs})
+	return &tools.Result{Content: []tools.Content{tools.Text{Text: strings.TrimRight(b.String(), "\n")}}, Value: sc}
+}

@@ -1,0 +1,111 @@
+package codemode
+
+import (
+	"context"
+	"strings"
+
+	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/tools"
+)
+
+const recentCalls = 20
+
+// debugState is what code_debug reports for one agent.
+type debugState struct {
+	LastError *debugError    `json:"lastError"`
+	Calls     []debugCall    `json:"recentCalls"`
+	Globals   []string       `json:"globals"`
+	Mode      Mode           `json:"mode"`
+	Engine    string         `json:"engine"`
+	Limits    map[string]any `json:"limits"`
+}
+
+type debugError struct {
+	Code       tools.Code `json:"code"`
+	Message    string     `json:"message"`
+	Stack      string     `json:"stack,omitempty"`
+	Line       any        `json:"line,omitempty"`
+	Column     any        `json:"column,omitempty"`
+	SourceLine string     `json:"sourceLine,omitempty"`
+}
+
+type debugCall struct {
+	ID    string     `json:"id"`
+	Name  string     `json:"name"`
+	Ms    float64    `json:"ms"`
+	Error tools.Code `json:"error,omitempty"`
+}
+
+func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcome) {
+	id := ""
+	if agent != nil {
+		id = agent.ID
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.debug[id]
+	if st == nil {
+		st = &debugState{}
+		p.debug[id] = st
+		if a, ok := p.host.Agent(id); ok {
+			a.Scope.Effect(func() { p.mu.Lock(); delete(p.debug, id); p.mu.Unlock() })
+		}
+	}
+	if out.Err != nil {
+		de := &debugError{Code: out.Err.Code, Message: out.Err.Message}
+		de.Stack, _ = out.Err.Info["stack"].(string)
+		de.Line, de.Column = out.Err.Info["line"], out.Err.Info["column"]
+		if n, ok := toInt(de.Line); ok {
+			lines := strings.Split(code, "\n")
+			if n >= 1 && n <= len(lines) {
+				de.SourceLine = lines[n-1]
+			}
+		}
+		st.LastError = de
+	}
+	for _, c := range out.Calls {
+		st.Calls = append(st.Calls, debugCall{ID: c.ID, Name: c.Name, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Code})
+	}
+	if len(st.Calls) > recentCalls {
+		st.Calls = append([]debugCall(nil), st.Calls[len(st.Calls)-recentCalls:]...)
+	}
+	if out.Globals != nil {
+		st.Globals = out.Globals
+	}
+}
+
+func toInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		return int(x), true
+	}
+	return 0, false
+}
+
+func (p *Plugin) debugTool(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	id := ""
+	if a := e.Agent(); a != nil {
+		id = a.ID
+	}
+	p.mu.Lock()
+	st := debugState{}
+	if s := p.debug[id]; s != nil {
+		st = *s
+		st.Calls = append([]debugCall(nil), s.Calls...)
+	}
+	p.mu.Unlock()
+	if st.Calls == nil {
+		st.Calls = []debugCall{}
+	}
+	if st.Globals == nil {
+		st.Globals = []string{}
+	}
+	lim := p.rt.Limits()
+	st.Mode, st.Engine = p.opts.Mode, p.rt.Engine()
+	st.Limits = map[string]any{"timeoutMs": lim.Timeout.Milliseconds(), "maxSubcalls": lim.MaxSubcalls, "maxConcurrentSubcalls": lim.MaxConcurrentSubcalls, "maxLogBytes": lim.MaxLogBytes, "maxResultBytes": lim.MaxResultBytes, "memoryBytes": lim.MemoryBytes}
+	return tools.ValueResult(st)
+}

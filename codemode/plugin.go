@@ -1,0 +1,245 @@
+// Package codemode is the code-mode preset: it mounts code_run and the
+// discovery tools into a preset, masks every tool the preset does not own
+// from the model's assembly, and guards direct calls to masked tools with a
+// self-healing hint (CONTRACT §5).
+//
+// # Mounting
+//
+//	host := codemode.NewHost(tools.Options{})
+//	preset := host.Preset("codemode")
+//	p, err := codemode.Mount(host, preset, codemode.Options{})
+//	agent, _ := host.NewAgent(preset, "session-1")
+//	asm, _ := host.Registry.Assemble(ctx, agent.Ref(), tools.AssembleOptions{})
+//	// asm.Tools: the preset's own tools plus code_run
+//
+// Mount under a preset scope. Mounted at host level (no preset scope above
+// it), the ownership rule is off: it warns once, and only the name rule
+// masks (mcp__*, code_tools_*, code_debug).
+package codemode
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools"
+)
+
+// Tool names of the preset.
+const (
+	ToolCodeRun      = "code_run"
+	ToolList         = "code_tools_list"
+	ToolSearch       = "code_tools_search"
+	ToolDescribe     = "code_tools_describe"
+	ToolDebug        = "code_debug"
+	sectionSDK       = "tools:sdk"
+	sectionCodeMode  = "code-mode"
+	provider         = "codemode"
+	defaultCatalogSz = 1500
+)
+
+// Mode is where a program's top-level state lives.
+type Mode string
+
+// The modes.
+const (
+	// PerCall gives every code_run a fresh environment (the default).
+	PerCall Mode = "per-call"
+	// Persistent keeps one environment per (agent, owner): top-level
+	// declarations survive between code_run calls like a REPL.
+	Persistent Mode = "persistent-in-memory"
+)
+
+// Options configures the preset. A zero field means the default in its
+// comment.
+type Options struct {
+	// Runtime runs programs. If nil, Mount creates one from Engine and
+	// Limits, and closes it when the plugin is unloaded.
+	Runtime *runtime.Runtime
+	// Engine is "goja" or "wazero" (used when Runtime is nil). If empty, goja.
+	Engine string
+	// Mode is PerCall or Persistent. If empty, PerCall.
+	Mode Mode
+	// Limits is the program budget (used when Runtime is nil).
+	Limits runtime.Limits
+	// Native lists tools that stay visible to the model even though the
+	// preset does not own them.
+	Native []string
+	// CatalogBudget bounds, in bytes, the tool catalog in the Code Mode
+	// section and code_run's description. If zero, 1500.
+	CatalogBudget int
+	// MaxEnvironments and IdleTTL bound persistent environments (see
+	// runtime.EnvOptions). Zero means the runtime's defaults.
+	MaxEnvironments int
+	IdleTTL         time.Duration
+	// Logger receives the plugin's warnings. If nil, nothing is logged.
+	Logger *slog.Logger
+}
+
+// Plugin is a mounted code-mode preset. Close (or disposing the scope it
+// was mounted under) unloads it: tools, hooks and every persistent
+// environment are released.
+type Plugin struct {
+	host      *Host
+	reg       *tools.Registry
+	opts      Options
+	scope     *scope.Scope // the plugin's own scope
+	presetKey string       // "" when mounted at host level (ownership rule off)
+	layer     scope.Layer
+	rt        *runtime.Runtime
+	envs      *runtime.Environments
+	native    map[string]bool
+	log       *slog.Logger
+	warnOnce  sync.Once
+
+	mu    sync.Mutex
+	debug map[string]*debugState // by agent id
+}
+
+// Mount registers the preset under parent (a preset scope, or the host
+// scope for the fallback).
+func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
+	switch opts.Mode {
+	case "":
+		opts.Mode = PerCall
+	case PerCall, Persistent:
+	default:
+		return nil, fmt.Errorf("codemode: unknown mode %q (want %q or %q)", opts.Mode, PerCall, Persistent)
+	}
+	if opts.CatalogBudget <= 0 {
+		opts.CatalogBudget = defaultCatalogSz
+	}
+	p := &Plugin{host: host, reg: host.Registry, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, log: opts.Logger}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	for _, n := range opts.Native {
+		p.native[n] = true
+	}
+	p.scope = parent.Child(scope.KindPlugin, provider)
+	if ps := p.scope.Nearest(scope.KindPreset); ps != nil {
+		p.presetKey = ps.Label()
+		p.layer = scope.Preset(p.presetKey)
+	} else {
+		p.layer = scope.Global()
+	}
+	fail := func(err error) (*Plugin, error) {
+		p.scope.Dispose()
+		return nil, err
+	}
+	p.rt = opts.Runtime
+	if p.rt == nil {
+		rt, err := runtime.New(runtime.Options{Engine: opts.Engine, Limits: opts.Limits, Logger: opts.Logger})
+		if err != nil {
+			return fail(fmt.Errorf("codemode: %w", err))
+		}
+		p.rt = rt
+		p.scope.Effect(func() { rt.Close() })
+	}
+	p.envs = p.rt.NewEnvironments(p.scope, runtime.EnvOptions{MaxEnvironments: opts.MaxEnvironments, IdleTTL: opts.IdleTTL})
+	for _, t := range p.tools() {
+		remove, err := p.reg.Register(p.layer, t)
+		if err != nil {
+			return fail(fmt.Errorf("codemode: %w", err))
+		}
+		p.scope.Effect(remove)
+	}
+	p.scope.Effect(p.reg.OnAssemble(p.assemble))
+	p.scope.Effect(p.reg.AddGuard(p.guard))
+	if p.presetKey == "" {
+		p.warnFallback()
+	}
+	return p, nil
+}
+
+// warnFallback logs, once per plugin, that the ownership rule is off.
+func (p *Plugin) warnFallback() {
+	p.warnOnce.Do(func() {
+		p.log.Warn("codemode: mounted at host level (no preset scope): the ownership rule is off; masking by name only (mcp__*, code_tools_*, code_debug)")
+	})
+}
+
+// Close unloads the plugin. Idempotent.
+func (p *Plugin) Close() error { return p.scope.Dispose() }
+
+// Scope is the plugin's scope.
+func (p *Plugin) Scope() *scope.Scope { return p.scope }
+
+// PresetKey is the preset the plugin found ("" when host-mounted).
+func (p *Plugin) PresetKey() string { return p.presetKey }
+
+// Runtime is the runtime programs run on.
+func (p *Plugin) Runtime() *runtime.Runtime { return p.rt }
+
+// Environments are the plugin's persistent environments.
+func (p *Plugin) Environments() *runtime.Environments { return p.envs }
+
+// isOwnTool reports whether name is one of the preset's own tools.
+func isOwnTool(name string) bool {
+	switch name {
+	case ToolCodeRun, ToolList, ToolSearch, ToolDescribe, ToolDebug:
+		return true
+	}
+	return false
+}
+
+// nameMasked is the name rule: always hidden from the model.
+func nameMasked(name string) bool {
+	return strings.HasPrefix(name, "mcp__") || strings.HasPrefix(name, "code_tools_") || name == ToolDebug
+}
+
+// masked reports whether the model must not see (nor directly call) name in
+// a code-mode assembly of this preset.
+func (p *Plugin) masked(name string) bool {
+	if p.native[name] {
+		return false
+	}
+	if nameMasked(name) {
+		return true
+	}
+	if p.presetKey == "" {
+		return false // ownership rule off
+	}
+	return !p.reg.Owned(name, p.presetKey)
+}
+
+// isCodeModeAgent reports whether agent's view has this plugin's discovery
+// tools: they exist only in this preset, so that identifies code-mode
+// agents exactly.
+func (p *Plugin) isCodeModeAgent(agent *tools.Agent) bool {
+	info, ok := p.reg.Lookup(ToolList, agent)
+	return ok && info.Layer == p.layer
+}
+
+// callable lists the tools a program of agent can call, in catalog order,
+// without the preset's own tools.
+func (p *Plugin) callable(agent *tools.Agent) []tools.Info {
+	var out []tools.Info
+	for _, in := range p.reg.List(agent) {
+		if isOwnTool(in.Name) || in.Name == tools.ReservedName {
+			continue
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+type ctxKey int
+
+const progressKey ctxKey = 0
+
+// WithProgress returns a context whose code_run calls report console output
+// to fn as it happens (the MCP front turns it into progress notifications).
+func WithProgress(ctx context.Context, fn func(level, text string)) context.Context {
+	return context.WithValue(ctx, progressKey, fn)
+}
+
+func progressFrom(ctx context.Context) func(level, text string) {
+	fn, _ := ctx.Value(progressKey).(func(level, text string))
+	return fn
+}

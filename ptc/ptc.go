@@ -1,0 +1,77 @@
+// Package ptc makes programmatic tool calls: the nested calls a code-mode
+// program makes are executed through the registry's public Execute, with
+// the parent's token, exactly like direct calls (CONTRACT §4).
+//
+// For a parent execution P, the n-th nested call (n from 1) gets:
+//
+//   - call id P.CallID + ":ptc:" + n,
+//   - root call id P.RootCallID (P.CallID when P is a root),
+//   - parent P.Token, agent P.Agent, and the program's cancellation.
+//
+// So validation, pre-execute policy, approval, guards, post-execute and the
+// tool/result log all apply to nested calls. Masked tools stay in the
+// registry; programs can call them.
+package ptc
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/tools"
+)
+
+// Caller issues the nested calls of one parent execution. It is safe for
+// concurrent use (Promise.all issues calls concurrently).
+type Caller struct {
+	reg    *tools.Registry
+	parent *tools.Execution
+	n      atomic.Int64
+}
+
+// New returns the caller for parent's program.
+func New(reg *tools.Registry, parent *tools.Execution) *Caller {
+	return &Caller{reg: reg, parent: parent}
+}
+
+// Call performs one nested call. It matches runtime.CallFunc. The value is
+// the tool's structured value, or its text content as a JSON string when it
+// has none; a failed call returns its *tools.Error.
+func (c *Caller) Call(ctx context.Context, name string, args json.RawMessage) (string, json.RawMessage, error) {
+	id := c.parent.CallID() + ":ptc:" + strconv.FormatInt(c.n.Add(1), 10)
+	res := c.reg.Execute(ctx, tools.Input{
+		CallID:     id,
+		RootCallID: c.parent.RootCallID(),
+		Name:       name,
+		Arguments:  args,
+		Agent:      c.parent.Agent(),
+		Parent:     c.parent.Token(),
+	})
+	if res.IsError {
+		return id, nil, res.Err
+	}
+	if res.Value != nil {
+		return id, res.Value, nil
+	}
+	text, _ := json.Marshal(res.TextOf())
+	return id, text, nil
+}
+
+// Func returns Call as a runtime.CallFunc.
+func (c *Caller) Func() runtime.CallFunc { return c.Call }
+
+// Count reports how many nested calls were issued.
+func (c *Caller) Count() int { return int(c.n.Load()) }
+
+// Bindings lists the tool names a program of parent's agent can call: every
+// tool in the agent's view, masked ones included.
+func Bindings(reg *tools.Registry, agent *tools.Agent) []string {
+	infos := reg.List(agent)
+	names := make([]string, len(infos))
+	for i, in := range infos {
+		names[i] = in.Name
+	}
+	return names
+}

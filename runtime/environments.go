@@ -1,0 +1,320 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools"
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+)
+
+// Owner keys a persistent environment. It can only be obtained from
+// [Environments.Owner], which registers its release in the same step, so
+// "an owner whose release was never registered" cannot be expressed. The
+// zero Owner means "no owner": runs get a fresh per-call environment.
+type Owner struct{ o *owner }
+
+// IsZero reports whether o is the zero Owner.
+func (o Owner) IsZero() bool { return o.o == nil }
+
+type ownerKey struct {
+	agent    uint64 // the agent scope's ID
+	provider string
+}
+
+type owner struct {
+	key     ownerKey
+	label   string // for logs: agent label + provider
+	release func() // idempotent; runs on the first of: agent scope, plugin scope, Release
+}
+
+// EnvOptions configures an Environments. A zero field means the default in
+// its comment.
+type EnvOptions struct {
+	// MaxEnvironments bounds live persistent environments; the least
+	// recently used is released past it. If zero, 64.
+	MaxEnvironments int
+	// IdleTTL releases an environment unused for this long. If zero, 15
+	// minutes; negative disables idle expiry.
+	IdleTTL time.Duration
+}
+
+// Environments holds the persistent-in-memory environments of one plugin
+// instance: at most one per Owner, in a bounded LRU with idle expiry.
+//
+// Retention follows CONTRACT §6. Obtaining an Owner registers its release
+// on the agent scope (an agent's disposal frees its environments even when
+// the plugin is long gone) and on the plugin scope (unloading the plugin
+// frees every leftover). LRU eviction and idle expiry go through the very
+// same release. Evictions are logged.
+type Environments struct {
+	rt     *Runtime
+	plugin *scope.Scope
+	opts   EnvOptions
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	owners  map[ownerKey]*owner
+	lru     *simplelru.LRU[ownerKey, *penv]
+	closed  bool
+	reason  string  // why the LRU is evicting right now, for the log
+	evicted []*penv // evicted under mu, closed by the evicting caller after unlocking
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// penv is one persistent environment.
+type penv struct {
+	mu       sync.Mutex // serialises runs: one program at a time per environment
+	env      engine.Env
+	lastUsed time.Time
+	label    string
+}
+
+// NewEnvironments creates the persistent environments of the plugin whose
+// scope is plugin. Disposing plugin releases them all and stops the idle
+// sweeper.
+func (rt *Runtime) NewEnvironments(plugin *scope.Scope, opts EnvOptions) *Environments {
+	if opts.MaxEnvironments <= 0 {
+		opts.MaxEnvironments = 64
+	}
+	if opts.IdleTTL == 0 {
+		opts.IdleTTL = 15 * time.Minute
+	}
+	es := &Environments{rt: rt, plugin: plugin, opts: opts, log: rt.log, owners: map[ownerKey]*owner{}, stop: make(chan struct{})}
+	es.lru, _ = simplelru.NewLRU(opts.MaxEnvironments, es.onEvict)
+	if opts.IdleTTL > 0 {
+		es.wg.Add(1)
+		go es.sweep()
+	}
+	plugin.Effect(es.close)
+	return es
+}
+
+// Owner returns the owner for (agent, provider), creating it on first use.
+// Creating it registers its release on agent and on the plugin scope; later
+// calls return the same owner and register nothing more. A disposed agent
+// scope yields an owner whose release has already run (its runs still work,
+// in a fresh environment that is released at the end of each run).
+func (es *Environments) Owner(agent *scope.Scope, provider string) Owner {
+	key := ownerKey{agent: agent.ID(), provider: provider}
+	es.mu.Lock()
+	if o, ok := es.owners[key]; ok {
+		es.mu.Unlock()
+		return Owner{o}
+	}
+	o := &owner{key: key, label: agent.Label() + "/" + provider}
+	es.owners[key] = o
+	es.mu.Unlock()
+
+	var once sync.Once
+	var fromAgent, fromPlugin func()
+	o.release = func() {
+		once.Do(func() {
+			es.releaseKey(key, "released")
+			es.mu.Lock()
+			if es.owners[key] == o {
+				delete(es.owners, key)
+			}
+			es.mu.Unlock()
+			// Drop the other scope's registration so nothing piles up.
+			if fromAgent != nil {
+				fromAgent()
+			}
+			if fromPlugin != nil {
+				fromPlugin()
+			}
+		})
+	}
+	// One step: both registrations happen here, before the owner escapes.
+	fromPlugin = es.plugin.Effect(o.release)
+	fromAgent = agent.Effect(o.release)
+	return Owner{o}
+}
+
+// Release frees the owner's environment now and forgets the owner; the
+// scopes' registrations are dropped. Idempotent.
+func (es *Environments) Release(o Owner) {
+	if o.o != nil {
+		o.o.release()
+	}
+}
+
+// Reset discards the owner's environment (the next run starts fresh) but
+// keeps the owner.
+func (es *Environments) Reset(o Owner) {
+	if o.o != nil {
+		es.releaseKey(o.o.key, "reset")
+	}
+}
+
+// Len reports the number of live environments.
+func (es *Environments) Len() int {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return es.lru.Len()
+}
+
+// Run runs req in the owner's environment, creating it if needed. Runs of
+// one owner are serialised. With the zero Owner it is Runtime.Run.
+func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
+	if o.o == nil {
+		return es.rt.Run(ctx, req)
+	}
+	start := time.Now()
+	limits := es.rt.effective(req.Limits)
+	pe, fresh, err := es.get(ctx, o.o, limits)
+	if err != nil {
+		return Outcome{Err: err, Duration: time.Since(start)}
+	}
+	pe.mu.Lock()
+	out := es.rt.runIn(ctx, pe.env, req, limits, true)
+	out.Globals = pe.env.Globals()
+	usable := pe.env.Usable()
+	pe.lastUsed = time.Now()
+	pe.mu.Unlock()
+	out.Reset = fresh
+	if !usable {
+		// A broken environment (out of memory, crashed, abandoned after a
+		// timeout) is never reused: the next run starts fresh.
+		es.releaseKey(o.o.key, "broken")
+	}
+	es.mu.Lock()
+	if _, live := es.owners[o.o.key]; !live {
+		// The owner was released while we ran (or before): don't keep an
+		// environment nobody can release.
+		es.mu.Unlock()
+		es.releaseKey(o.o.key, "owner released")
+	} else {
+		es.mu.Unlock()
+	}
+	out.Duration = time.Since(start)
+	return out
+}
+
+func (es *Environments) get(ctx context.Context, o *owner, limits Limits) (*penv, bool, *tools.Error) {
+	es.mu.Lock()
+	if es.closed {
+		es.mu.Unlock()
+		return nil, false, tools.Errorf(tools.CodeInternal, "environments are closed (the plugin was unloaded)")
+	}
+	if pe, ok := es.lru.Get(o.key); ok {
+		es.mu.Unlock()
+		return pe, false, nil
+	}
+	es.mu.Unlock()
+	env, err := es.rt.eng.NewEnv(ctx, es.rt.envOptions(true, limits))
+	if err != nil {
+		return nil, false, envError(err)
+	}
+	pe := &penv{env: env, lastUsed: time.Now(), label: o.label}
+	es.mu.Lock()
+	if existing, ok := es.lru.Get(o.key); ok { // lost a race: use the winner's
+		es.mu.Unlock()
+		env.Close()
+		return existing, false, nil
+	}
+	es.reason = "capacity"
+	es.lru.Add(o.key, pe)
+	es.closeEvicted()
+	return pe, true, nil
+}
+
+// releaseKey removes and closes the environment of key, if any. Every
+// release path ends here: scopes, Release, Reset, LRU capacity, idle expiry.
+func (es *Environments) releaseKey(key ownerKey, reason string) {
+	es.mu.Lock()
+	es.reason = reason
+	es.lru.Remove(key) // calls onEvict
+	es.closeEvicted()
+}
+
+// onEvict runs under es.mu, inside the LRU. Closing an environment may wait
+// for its running program to stop, so it is queued and closed by the
+// caller once the lock is released (closeEvicted).
+func (es *Environments) onEvict(key ownerKey, pe *penv) {
+	es.log.Info("runtime: persistent environment released", slog.String("owner", pe.label), slog.String("reason", es.reason))
+	es.evicted = append(es.evicted, pe)
+}
+
+// closeEvicted unlocks es.mu and closes what the LRU evicted, waiting for
+// each close, so that a release returns only when the environment is gone.
+func (es *Environments) closeEvicted() {
+	ev := es.evicted
+	es.evicted = nil
+	es.mu.Unlock()
+	for _, pe := range ev {
+		pe.env.Close() // aborts a run in progress; that run then sees an unusable env
+	}
+}
+
+func (es *Environments) sweep() {
+	defer es.wg.Done()
+	period := es.opts.IdleTTL / 4
+	if period < 10*time.Millisecond {
+		period = 10 * time.Millisecond
+	}
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-es.stop:
+			return
+		case now := <-t.C:
+			es.expire(now)
+		}
+	}
+}
+
+// expire releases environments idle for longer than IdleTTL.
+func (es *Environments) expire(now time.Time) {
+	es.mu.Lock()
+	var idle []ownerKey
+	for _, k := range es.lru.Keys() {
+		pe, _ := es.lru.Peek(k)
+		if pe.mu.TryLock() { // a running environment is not idle
+			if now.Sub(pe.lastUsed) > es.opts.IdleTTL {
+				idle = append(idle, k)
+			}
+			pe.mu.Unlock()
+		}
+	}
+	es.mu.Unlock()
+	for _, k := range idle {
+		es.releaseKey(k, "idle")
+	}
+}
+
+// close releases everything; it is the plugin scope's effect.
+func (es *Environments) close() {
+	es.mu.Lock()
+	if es.closed {
+		es.mu.Unlock()
+		return
+	}
+	es.closed = true
+	owners := make([]*owner, 0, len(es.owners))
+	for _, o := range es.owners {
+		owners = append(owners, o)
+	}
+	es.mu.Unlock()
+	sort.Slice(owners, func(i, j int) bool { return owners[i].label < owners[j].label })
+	for _, o := range owners {
+		o.release()
+	}
+	es.mu.Lock()
+	es.reason = "plugin unloaded"
+	es.lru.Purge()
+	es.closeEvicted()
+	close(es.stop)
+	es.wg.Wait()
+}
+
+func (o *owner) String() string { return fmt.Sprintf("owner(%s)", o.label) }

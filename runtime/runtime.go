@@ -1,0 +1,403 @@
+// Package runtime runs code-mode programs: JavaScript or TypeScript bodies
+// of an async function, in a sandboxed engine, with one budget of limits.
+//
+// It is engine-neutral. The engines (goja in process, QuickJS under wazero)
+// live under internal/ and implement one small interface; this package adds
+// what does not depend on the engine: the limits on nested calls and
+// output, call records, and persistent environments with their retention.
+//
+// # Running a program
+//
+//	rt, _ := runtime.New(runtime.Options{})
+//	defer rt.Close()
+//	out := rt.Run(ctx, runtime.Request{Code: "return 1 + 1"})
+//	// out.Value == `2`
+//
+// Nested calls go through Request.Call, which package ptc implements on
+// top of the tool registry.
+//
+// # Environments
+//
+// A per-call program gets a fresh environment from a warm pool. A
+// persistent program runs in the environment of its [Owner]; see
+// [Environments] for how owners are obtained and released.
+//
+// The package shares its name with the standard library's runtime; importers
+// that need both alias the standard one (goruntime).
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/gojaengine"
+	"github.com/codemode/codemode/runtime/internal/source"
+	"github.com/codemode/codemode/tools"
+)
+
+// Engine names.
+const (
+	EngineGoja   = "goja"
+	EngineWazero = "wazero"
+)
+
+// Limits is the one budget every program runs under. A zero field means
+// the default given in its comment.
+type Limits struct {
+	// Timeout is the wall-clock limit of one program. If zero, 30s.
+	Timeout time.Duration
+	// MaxSubcalls bounds nested calls per run (SUBCALL_LIMIT). If zero, 1000.
+	MaxSubcalls int
+	// MaxConcurrentSubcalls bounds nested calls in flight. If zero, 8.
+	MaxConcurrentSubcalls int
+	// MaxLogBytes bounds captured console output; past it output is
+	// truncated with a marker (not an error). If zero, 1 MiB.
+	MaxLogBytes int
+	// MaxResultBytes bounds the JSON return value (RESULT_TOO_LARGE).
+	// If zero, 1 MiB.
+	MaxResultBytes int
+	// MemoryBytes is the memory budget (MEMORY_LIMIT). If zero, 256 MiB.
+	// wazero enforces it exactly; goja through a heap watchdog.
+	MemoryBytes int64
+	// MaxStackDepth bounds the JS call stack (STACK_OVERFLOW). If zero,
+	// the engine's default.
+	MaxStackDepth int
+}
+
+// WithDefaults returns l with zero fields set to their defaults.
+func (l Limits) WithDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = 30 * time.Second
+	}
+	if l.MaxSubcalls <= 0 {
+		l.MaxSubcalls = 1000
+	}
+	if l.MaxConcurrentSubcalls <= 0 {
+		l.MaxConcurrentSubcalls = 8
+	}
+	if l.MaxLogBytes <= 0 {
+		l.MaxLogBytes = 1 << 20
+	}
+	if l.MaxResultBytes <= 0 {
+		l.MaxResultBytes = 1 << 20
+	}
+	if l.MemoryBytes <= 0 {
+		l.MemoryBytes = 256 << 20
+	}
+	return l
+}
+
+// Options configures a Runtime. The zero value means goja with default
+// limits.
+type Options struct {
+	// Engine is EngineGoja or EngineWazero. If empty, EngineGoja.
+	Engine string
+	// Limits is the default budget of every run.
+	Limits Limits
+	// Logger receives environment evictions and engine warnings. If nil,
+	// nothing is logged.
+	Logger *slog.Logger
+	// CacheDir is where the wazero engine keeps its compilation cache. If
+	// empty, the user cache directory.
+	CacheDir string
+	// PoolSize is the number of warm per-call environments. If zero, the
+	// engine's default.
+	PoolSize int
+}
+
+// Runtime runs programs. It is safe for concurrent use; Close releases the
+// engine's pool.
+type Runtime struct {
+	opts   Options
+	limits Limits
+	eng    engine.Engine
+	log    *slog.Logger
+	closed atomic.Bool
+}
+
+// New creates a runtime with the chosen engine.
+func New(opts Options) (*Runtime, error) {
+	rt := &Runtime{opts: opts, limits: opts.Limits.WithDefaults(), log: opts.Logger}
+	if rt.log == nil {
+		rt.log = slog.New(slog.DiscardHandler)
+	}
+	var err error
+	switch opts.Engine {
+	case "", EngineGoja:
+		rt.opts.Engine = EngineGoja
+		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
+	case EngineWazero:
+		rt.eng, err = newWazero(rt)
+	default:
+		return nil, fmt.Errorf("runtime: unknown engine %q (want %q or %q)", opts.Engine, EngineGoja, EngineWazero)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %s engine: %w", rt.opts.Engine, err)
+	}
+	return rt, nil
+}
+
+// Engine reports the engine's name.
+func (rt *Runtime) Engine() string { return rt.opts.Engine }
+
+// Limits reports the default budget.
+func (rt *Runtime) Limits() Limits { return rt.limits }
+
+// Close releases the engine. Runs in progress are not waited for.
+func (rt *Runtime) Close() error {
+	if rt.closed.Swap(true) {
+		return nil
+	}
+	return rt.eng.Close()
+}
+
+// CallFunc performs one nested call for a program. It returns the call id it
+// used, the value the binding resolves to, or an error the binding rejects
+// with (classified by tools.AsError). It is called from engine goroutines,
+// concurrently, and must honour ctx.
+type CallFunc func(ctx context.Context, name string, args json.RawMessage) (id string, value json.RawMessage, err error)
+
+// Request is one program run.
+type Request struct {
+	// Code is the program: the body of an async function, JavaScript or
+	// TypeScript.
+	Code string
+	// Tools are the names bound on the program's global `tools` (any other
+	// name can still be called and gets the registry's UNKNOWN_TOOL).
+	Tools []string
+	// Call performs nested calls. If nil, every call fails with UNKNOWN_TOOL.
+	Call CallFunc
+	// OnLog receives console output as it happens (after truncation).
+	OnLog func(Log)
+	// Limits overrides the runtime's budget field by field (zero fields
+	// keep the runtime's).
+	Limits Limits
+}
+
+// Log is one console line.
+type Log struct {
+	Level string `json:"level"` // log, info, warn, error, debug
+	Text  string `json:"text"`
+}
+
+// Call records one nested call.
+type Call struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Duration time.Duration `json:"-"`
+	// Code is the error code, "" on success.
+	Code tools.Code `json:"error,omitempty"`
+}
+
+// Outcome is the result of a run.
+type Outcome struct {
+	// Value is the JSON return value, nil when the program returned
+	// undefined or failed.
+	Value json.RawMessage
+	Logs  []Log
+	// LogsTruncated is set when output passed the log budget.
+	LogsTruncated bool
+	// Err is nil on success.
+	Err      *tools.Error
+	Calls    []Call
+	Duration time.Duration
+	// Globals lists the persistent environment's top-level names after the
+	// run (persistent runs only).
+	Globals []string
+	// Reset is set when a persistent environment had to be replaced by a
+	// fresh one (first use, reset requested, or the old one broke).
+	Reset bool
+}
+
+func (rt *Runtime) effective(l Limits) Limits {
+	out := rt.limits
+	if l.Timeout > 0 {
+		out.Timeout = l.Timeout
+	}
+	if l.MaxSubcalls > 0 {
+		out.MaxSubcalls = l.MaxSubcalls
+	}
+	if l.MaxConcurrentSubcalls > 0 {
+		out.MaxConcurrentSubcalls = l.MaxConcurrentSubcalls
+	}
+	if l.MaxLogBytes > 0 {
+		out.MaxLogBytes = l.MaxLogBytes
+	}
+	if l.MaxResultBytes > 0 {
+		out.MaxResultBytes = l.MaxResultBytes
+	}
+	if l.MemoryBytes > 0 {
+		out.MemoryBytes = l.MemoryBytes
+	}
+	if l.MaxStackDepth > 0 {
+		out.MaxStackDepth = l.MaxStackDepth
+	}
+	return out
+}
+
+func (rt *Runtime) envOptions(persistent bool, l Limits) engine.EnvOptions {
+	return engine.EnvOptions{Persistent: persistent, MemoryLimit: l.MemoryBytes, MaxStackDepth: l.MaxStackDepth}
+}
+
+// ErrClosed is returned (as an INTERNAL error) by runs on a closed runtime.
+var ErrClosed = errors.New("runtime: closed")
+
+// Run runs one program in a fresh environment (per-call mode).
+func (rt *Runtime) Run(ctx context.Context, req Request) Outcome {
+	start := time.Now()
+	limits := rt.effective(req.Limits)
+	if rt.closed.Load() {
+		return Outcome{Err: &tools.Error{Code: tools.CodeInternal, Message: ErrClosed.Error(), Err: ErrClosed}, Duration: time.Since(start)}
+	}
+	env, err := rt.eng.NewEnv(ctx, rt.envOptions(false, limits))
+	if err != nil {
+		return Outcome{Err: envError(err), Duration: time.Since(start)}
+	}
+	defer env.Close()
+	out := rt.runIn(ctx, env, req, limits, false)
+	out.Duration = time.Since(start)
+	return out
+}
+
+func envError(err error) *tools.Error {
+	e := tools.AsError(err)
+	if e.Code == tools.CodeToolError {
+		e = &tools.Error{Code: tools.CodeInternal, Message: "creating an environment: " + err.Error(), Err: err}
+	}
+	return e
+}
+
+// runIn prepares the script and runs it in env under limits.
+func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limits Limits, persistent bool) Outcome {
+	var out Outcome
+	script, err := source.Prepare(req.Code, persistent)
+	if err != nil {
+		out.Err = tools.AsError(err)
+		return out
+	}
+	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
+	defer cancel() // cancels in-flight nested calls when the program ends
+	deadline, _ := ctx.Deadline()
+
+	rec := newRecorder(req, limits)
+	res := env.Run(ctx, &engine.Job{
+		Script:     script.JS,
+		Name:       "program.js",
+		LineOffset: script.LineOffset,
+		Tools:      req.Tools,
+		Call:       rec.call,
+		Log:        rec.log,
+		Deadline:   deadline,
+	})
+	cancel()
+	rec.wait()
+	out.Logs, out.LogsTruncated, out.Calls = rec.results()
+	out.Value, out.Err = res.Value, res.Err
+	if out.Err == nil && len(out.Value) > limits.MaxResultBytes {
+		out.Value = nil
+		out.Err = tools.Errorf(tools.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
+	}
+	if out.Err != nil && out.Err.Code == tools.CodeTimeout && out.Err.Message == "" {
+		out.Err.Message = fmt.Sprintf("program timed out after %s", limits.Timeout)
+	}
+	return out
+}
+
+// recorder enforces the nested-call and log budgets of one run and records
+// what happened.
+type recorder struct {
+	req    Request
+	limits Limits
+	sem    chan struct{}
+	count  atomic.Int64
+	wg     sync.WaitGroup
+
+	mu        sync.Mutex
+	done      bool // the run is over: no new nested calls
+	calls     []Call
+	logs      []Log
+	logBytes  int
+	truncated bool
+}
+
+func newRecorder(req Request, limits Limits) *recorder {
+	return &recorder{req: req, limits: limits, sem: make(chan struct{}, limits.MaxConcurrentSubcalls)}
+}
+
+func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	r.mu.Lock()
+	if r.done {
+		r.mu.Unlock()
+		return nil, tools.Errorf(tools.CodeCancelled, "the program has ended")
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	defer r.wg.Done()
+	if n := r.count.Add(1); n > int64(r.limits.MaxSubcalls) {
+		return nil, tools.Errorf(tools.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
+	}
+	select {
+	case r.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, tools.AsError(ctx.Err())
+	}
+	defer func() { <-r.sem }()
+	if r.req.Call == nil {
+		return nil, tools.Errorf(tools.CodeUnknownTool, "unknown tool %q: no tools are available", name)
+	}
+	start := time.Now()
+	id, value, err := r.req.Call(ctx, name, args)
+	c := Call{ID: id, Name: name, Duration: time.Since(start)}
+	if err != nil {
+		c.Code = tools.CodeOf(err)
+	}
+	r.mu.Lock()
+	r.calls = append(r.calls, c)
+	r.mu.Unlock()
+	return value, err
+}
+
+const truncationMarker = "[output truncated: the log budget is exhausted]"
+
+func (r *recorder) log(level, text string) {
+	r.mu.Lock()
+	if r.truncated {
+		r.mu.Unlock()
+		return
+	}
+	var l Log
+	if r.logBytes+len(text) > r.limits.MaxLogBytes {
+		r.truncated = true
+		l = Log{Level: "warn", Text: truncationMarker}
+	} else {
+		r.logBytes += len(text)
+		l = Log{Level: level, Text: text}
+	}
+	r.logs = append(r.logs, l)
+	r.mu.Unlock()
+	if r.req.OnLog != nil {
+		r.req.OnLog(l)
+	}
+}
+
+// wait returns when no nested call is in its Call any more (they were
+// cancelled with the run's context).
+func (r *recorder) wait() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+	r.wg.Wait()
+}
+
+func (r *recorder) results() ([]Log, bool, []Call) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.logs, r.truncated, r.calls
+}
