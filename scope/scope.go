@@ -217,3 +217,11 @@ func (s *Scope) forget(c *Scope) {
 }
 
 func (s *Scope) String() string { return fmt.Sprintf("%s:%s#%d", s.kind, s.label, s.id) }
+
+// Effects reports how many effects are registered and not yet run: a
+// diagnostic for tests that check registrations do not pile up.
+func (s *Scope) Effects() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.effects)
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/codemode/codemode/internal/fakemcp"
+	"github.com/codemode/codemode/internal/front"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+	"go.uber.org/zap/zapcore"
+)
+
+// Exit codes: 0 ok, 1 program or check failure, 2 usage or configuration.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *cliEnv, args []string) int
+}
+
+// cliEnv is the process context a command runs in.
+type cliEnv struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve code mode over MCP (stdio, or streamable HTTP with --listen)", cmdServe},
+		{"run", "run one program against the configured tools", cmdRun},
+		{"tools", "print the tool catalog (list | search QUERY | describe NAME...)", cmdTools},
+		{"verify", "check the code-mode contract with the real registry and print PASS/FAIL", cmdVerify},
+		{"bench", "benchmark engines and modes (per-call vs persistent)", cmdBench},
+		{"fakemcp", "run the fake MCP server (stdio) used by the embedded default", cmdFake},
+		{"version", "print the version", cmdVersion},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "codemode gives an LLM agent one tool, code_run, whose program calls every other tool.\n\nUsage: codemode <command> [flags]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'codemode <command> --help' for a command's flags.\nWithout --config (and no ./codemode.json) the embedded default mounts the fake MCP server.\n")
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, env, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "codemode: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+// newFlags returns a flag set that prints its usage to stdout on --help
+// and errors to stderr.
+func newFlags(env *cliEnv, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: codemode %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args; it returns (exit code, false) when the command
+// should stop (help or a usage error).
+func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(env.stdout)
+			fs.Usage()
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// newLogger logs through zap to stderr, at warn unless verbose.
+func newLogger(w io.Writer, verbose bool) (*slog.Logger, func()) {
+	level := zapcore.WarnLevel
+	if verbose {
+		level = zapcore.DebugLevel
+	}
+	enc := zap.NewDevelopmentEncoderConfig()
+	enc.TimeKey = "" // deterministic, and the client stamps times anyway
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), level)
+	lg := zap.New(core)
+	return slog.New(zapslog.NewHandler(core)), func() { _ = lg.Sync() }
+}
+
+func cmdVersion(ctx context.Context, env *cliEnv, args []string) int {
+	fs := newFlags(env, "version", "")
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
+	}
+	fmt.Fprintf(env.stdout, "codemode %s\n", front.Version)
+	return exitOK
+}
+
+func cmdFake(ctx context.Context, env *cliEnv, args []string) int {
+	fs := newFlags(env, "fakemcp", "")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: codemode fakemcp\n\nServes the fake MCP server on stdin/stdout: tools ticker {symbol}, echo {text}, slow {ms}.\nEnvironment: %s=N exits abruptly on the N-th call; %s=FILE appends call events.\n", fakemcp.EnvCrashAfter, fakemcp.EnvEvents)
+	}
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
+	}
+	in, ok1 := env.stdin.(*os.File)
+	out, ok2 := env.stdout.(*os.File)
+	if !ok1 || !ok2 {
+		fmt.Fprintln(env.stderr, "codemode fakemcp: stdin and stdout must be files or pipes")
+		return exitUsage
+	}
+	return fakemcp.Main(ctx, in, out, env.stderr)
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}

@@ -1,0 +1,26 @@
+// Command codemode gives LLM agents code mode: one tool, code_run, whose
+// program calls every other tool as an async function in a sandbox.
+//
+//	codemode serve    # an MCP server (stdio, or --listen for HTTP)
+//	codemode run F    # run one program against the configured tools
+//	codemode tools    # the catalog and TypeScript declarations
+//	codemode verify   # check the masking contract end to end
+//	codemode bench    # benchmark engines and modes
+//	codemode fakemcp  # the fake MCP server used by the embedded default
+//
+// main only wires the process to run, which tests call directly.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,211 @@
+// Package config reads codemode's JSON configuration: the upstream MCP
+// servers to mount (the common "mcpServers" shape that agent hosts use) and
+// the "codemode" section that tunes the sandbox and the MCP front.
+//
+// # Shape
+//
+//	{
+//	  "mcpServers": {
+//	    "fake":   {"command": "codemode", "args": ["fakemcp"], "env": {"K": "V"}, "cwd": "/tmp"},
+//	    "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer …"}}
+//	  },
+//	  "codemode": {"engine": "goja", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
+//	               "native": ["mcp__fake__ticker"]}
+//	}
+//
+// A server has exactly one of command (stdio) and url (streamable HTTP);
+// "type" ("stdio", "http" or "streamable-http") is optional and, when
+// present, must agree. Durations are Go duration strings ("30s", "1m30s")
+// or a number of milliseconds; sizes are strings with a unit (B, KB, MB,
+// GB, KiB, MiB, GiB) or a number of bytes.
+//
+// # Strictness
+//
+// Unknown keys at every level, duplicate keys, wrong types and bad values
+// are refused. Every problem is reported (not only the first), each naming
+// its key path, for example
+//
+//	mcpServers.fake.comand: unknown key (did you mean "command"?)
+//	codemode.memory: "12 parsecs" is not a size
+//
+// A zero field of [CodeMode] means "not configured": the component that
+// reads it applies its own documented default.
+package config
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Config is a parsed, validated configuration.
+type Config struct {
+	// Servers are the upstream MCP servers by name (the "mcpServers" key).
+	// A name is usable inside a tool name: [A-Za-z0-9_-]+ without "__".
+	Servers map[string]Server
+	// CodeMode is the "codemode" section.
+	CodeMode CodeMode
+}
+
+// Transport kinds of a [Server].
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http" // streamable HTTP; "streamable-http" in a file means the same
+)
+
+// Server is one upstream MCP server.
+type Server struct {
+	// Transport is TransportStdio or TransportHTTP, derived from which of
+	// Command and URL is set (and from "type" when the file has it).
+	Transport string
+
+	// Stdio servers.
+	Command string
+	Args    []string
+	// Env is added to codemode's own environment (and overrides it).
+	Env map[string]string
+	// Cwd is the child's working directory; "" means codemode's.
+	Cwd string
+
+	// Streamable-HTTP servers.
+	URL     string
+	Headers map[string]string
+
+	// Roots makes the client advertise the roots capability to this server.
+	// Off by default: codemode has no roots to offer.
+	Roots bool
+}
+
+// Engine names.
+const (
+	EngineGoja   = "goja"
+	EngineWazero = "wazero"
+)
+
+// Environment modes.
+const (
+	ModePerCall            = "per-call"
+	ModePersistentInMemory = "persistent-in-memory"
+)
+
+// CodeMode is the "codemode" section. Every zero field means "not
+// configured".
+type CodeMode struct {
+	Engine string // EngineGoja or EngineWazero
+	Mode   string // ModePerCall or ModePersistentInMemory
+
+	Timeout               time.Duration // per code_run
+	Memory                int64         // bytes, per environment
+	MaxSubcalls           int           // nested tool calls per run
+	MaxConcurrentSubcalls int
+	MaxLogBytes           int64
+	MaxResultBytes        int64
+	// Native lists tool names (as registered, e.g. "mcp__fake__ticker")
+	// that stay visible to the model instead of being masked.
+	Native          []string
+	CatalogBudget   int // size budget of the tool catalog in the Code Mode section
+	MaxEnvironments int // persistent environments kept at once
+	IdleTTL         time.Duration
+
+	// Listen is the host:port of the streamable-HTTP front; "" means stdio.
+	Listen string
+	// TrustedHosts are extra canonical host[:port] entries the HTTP front
+	// accepts in Host headers.
+	TrustedHosts []string
+	// BearerToken, or the environment variable named by BearerTokenEnv
+	// (never both), is the token the HTTP front requires. See
+	// [CodeMode.Token].
+	BearerToken    string
+	BearerTokenEnv string
+}
+
+// Token returns the configured bearer token: BearerToken, or the value of
+// the environment variable BearerTokenEnv names (looked up with getenv; nil
+// means os.Getenv). "" means no token.
+func (c CodeMode) Token(getenv func(string) string) string {
+	if c.BearerToken != "" {
+		return c.BearerToken
+	}
+	if c.BearerTokenEnv == "" {
+		return ""
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return getenv(c.BearerTokenEnv)
+}
+
+// DefaultServerName is the name of the one server of [Default].
+const DefaultServerName = "fake"
+
+// Default returns the embedded default configuration: the fake MCP server,
+// run as `<exe> fakemcp` over stdio, under the name "fake". exe is the
+// path of the running executable (os.Executable).
+func Default(exe string) *Config {
+	return &Config{Servers: map[string]Server{
+		DefaultServerName: {Transport: TransportStdio, Command: exe, Args: []string{"fakemcp"}},
+	}}
+}
+
+// Load reads and parses the file at path. Errors name the file.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse parses and validates a configuration. The error, if any, is an
+// *[Error] listing every problem found.
+func Parse(data []byte) (*Config, error) {
+	p := &parser{}
+	c := p.config(data)
+	if len(p.issues) > 0 {
+		return nil, &Error{Issues: p.issues}
+	}
+	return c, nil
+}
+
+// ServerNames returns the server names in sorted order.
+func (c *Config) ServerNames() []string {
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Issue is one problem in a configuration.
+type Issue struct {
+	// Path is the key path, e.g. "mcpServers.fake.command" or
+	// "codemode.trustedHosts[1]"; "" for the document itself.
+	Path    string
+	Message string
+}
+
+func (i Issue) String() string {
+	if i.Path == "" {
+		return i.Message
+	}
+	return i.Path + ": " + i.Message
+}
+
+// Error is returned by [Parse] and [Config.Validate]: every problem found,
+// in document order.
+type Error struct{ Issues []Issue }
+
+func (e *Error) Error() string {
+	parts := make([]string, len(e.Issues))
+	for i, is := range e.Issues {
+		parts[i] = is.String()
+	}
+	return strings.Join(parts, "; ")
+}

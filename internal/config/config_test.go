@@ -1,0 +1,275 @@
+package config
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseAccepts(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want *Config
+	}{
+		{
+			name: "empty",
+			in:   `{}`,
+			want: &Config{Servers: map[string]Server{}},
+		},
+		{
+			name: "stdio server",
+			in:   `{"mcpServers": {"fake": {"command": "codemode", "args": ["fakemcp"], "env": {"A": "1"}, "cwd": "/tmp"}}}`,
+			want: &Config{Servers: map[string]Server{"fake": {Transport: TransportStdio, Command: "codemode", Args: []string{"fakemcp"}, Env: map[string]string{"A": "1"}, Cwd: "/tmp"}}},
+		},
+		{
+			name: "stdio with type",
+			in:   `{"mcpServers": {"a-1_b": {"type": "stdio", "command": "x", "roots": true}}}`,
+			want: &Config{Servers: map[string]Server{"a-1_b": {Transport: TransportStdio, Command: "x", Roots: true}}},
+		},
+		{
+			name: "http server",
+			in:   `{"mcpServers": {"remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}}}}`,
+			want: &Config{Servers: map[string]Server{"remote": {Transport: TransportHTTP, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer x"}}}},
+		},
+		{
+			name: "streamable-http type",
+			in:   `{"mcpServers": {"remote": {"type": "streamable-http", "url": "http://127.0.0.1:9/mcp"}}}`,
+			want: &Config{Servers: map[string]Server{"remote": {Transport: TransportHTTP, URL: "http://127.0.0.1:9/mcp"}}},
+		},
+		{
+			name: "empty lists are absent",
+			in:   `{"mcpServers": {"s": {"command": "x", "args": [], "env": {}}}, "codemode": {"native": []}}`,
+			want: &Config{Servers: map[string]Server{"s": {Transport: TransportStdio, Command: "x"}}},
+		},
+		{
+			name: "full codemode section",
+			in: `{"$schema": "x", "codemode": {"engine": "wazero", "mode": "persistent-in-memory", "timeout": "1m30s",
+				"memory": "256MiB", "maxSubcalls": 50, "maxConcurrentSubcalls": 4, "maxLogBytes": "64KiB",
+				"maxResultBytes": 1000000, "native": ["mcp__fake__ticker"], "catalogBudget": 4000,
+				"maxEnvironments": 16, "idleTTL": 600000, "listen": "127.0.0.1:8080",
+				"trustedHosts": ["localhost:8080", "[::1]:8080", "example.com"], "bearerTokenEnv": "TOKEN"}}`,
+			want: &Config{Servers: map[string]Server{}, CodeMode: CodeMode{
+				Engine: EngineWazero, Mode: ModePersistentInMemory, Timeout: 90 * time.Second,
+				Memory: 256 << 20, MaxSubcalls: 50, MaxConcurrentSubcalls: 4, MaxLogBytes: 64 << 10,
+				MaxResultBytes: 1000000, Native: []string{"mcp__fake__ticker"}, CatalogBudget: 4000,
+				MaxEnvironments: 16, IdleTTL: 10 * time.Minute, Listen: "127.0.0.1:8080",
+				TrustedHosts: []string{"localhost:8080", "[::1]:8080", "example.com"}, BearerTokenEnv: "TOKEN",
+			}},
+		},
+		{
+			name: "timeout as milliseconds, sizes in every unit",
+			in:   `{"codemode": {"timeout": 1500, "memory": "1.5 GB", "maxLogBytes": "10kb", "maxResultBytes": "2048"}}`,
+			want: &Config{Servers: map[string]Server{}, CodeMode: CodeMode{Timeout: 1500 * time.Millisecond, Memory: 1500000000, MaxLogBytes: 10000, MaxResultBytes: 2048}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("Parse: got error %v, want none", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Parse:\ngot  %+v\nwant %+v", got, tt.want)
+			}
+			roundTrip(t, got)
+		})
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // each must appear in the error, in order
+	}{
+		{"not JSON", `{`, []string{"invalid JSON"}},
+		{"not an object", `[]`, []string{"want an object, got an array"}},
+		{"trailing data", `{} {}`, []string{"unexpected data after the top-level object"}},
+		{"unknown top key", `{"mcpServer": {}}`, []string{`mcpServer: unknown key (did you mean "mcpServers"?)`}},
+		{"duplicate key", `{"codemode": {}, "codemode": {}}`, []string{"codemode: duplicate key"}},
+		{"unknown server key", `{"mcpServers": {"fake": {"comand": "x"}}}`, []string{`mcpServers.fake.comand: unknown key (did you mean "command"?)`}},
+		{"unknown key, no suggestion", `{"mcpServers": {"fake": {"command": "x", "zzzzzzzzzz": 1}}}`, []string{"mcpServers.fake.zzzzzzzzzz: unknown key"}},
+		{"unknown codemode key", `{"codemode": {"engin": "goja"}}`, []string{`codemode.engin: unknown key (did you mean "engine"?)`}},
+		{"bad size", `{"codemode": {"memory": "12 parsecs"}}`, []string{`codemode.memory: "12 parsecs" is not a size`}},
+		{"zero size", `{"codemode": {"memory": 0}}`, []string{"codemode.memory: 0: want a whole number of bytes"}},
+		{"fractional bytes", `{"codemode": {"maxLogBytes": 1.5}}`, []string{"codemode.maxLogBytes: 1.5: want a whole number of bytes"}},
+		{"bad duration", `{"codemode": {"timeout": "soon"}}`, []string{`codemode.timeout: "soon" is not a duration`}},
+		{"negative duration", `{"codemode": {"idleTTL": "-1s"}}`, []string{"codemode.idleTTL: \"-1s\": the duration must be positive"}},
+		{"duration wrong type", `{"codemode": {"timeout": true}}`, []string{"codemode.timeout: want a duration string or a number of milliseconds, got a boolean"}},
+		{"bad engine", `{"codemode": {"engine": "v8"}}`, []string{`codemode.engine: "v8" is not an engine`}},
+		{"bad mode", `{"codemode": {"mode": "forever"}}`, []string{`codemode.mode: "forever" is not a mode`}},
+		{"int not whole", `{"codemode": {"maxSubcalls": 2.5}}`, []string{"codemode.maxSubcalls: 2.5: want a whole number"}},
+		{"int zero", `{"codemode": {"maxEnvironments": 0}}`, []string{"codemode.maxEnvironments: 0: want a whole number"}},
+		{"int string", `{"codemode": {"catalogBudget": "10"}}`, []string{"codemode.catalogBudget: want a whole number, got a string"}},
+		{"native not strings", `{"codemode": {"native": ["a", 1]}}`, []string{"codemode.native[1]: want a string, got a number"}},
+		{"native duplicate", `{"codemode": {"native": ["a", "a"]}}`, []string{`codemode.native[1]: "a" is listed twice`}},
+		{"listen", `{"codemode": {"listen": "8080"}}`, []string{`codemode.listen: "8080" is not host:port`}},
+		{"listen port", `{"codemode": {"listen": "127.0.0.1:99999"}}`, []string{"codemode.listen:", "port must be a number"}},
+		{"trusted host upper case", `{"codemode": {"trustedHosts": ["LocalHost"]}}`, []string{"codemode.trustedHosts[0]:", "not a canonical host[:port]"}},
+		{"trusted host scheme", `{"codemode": {"trustedHosts": ["http://x"]}}`, []string{"codemode.trustedHosts[0]:"}},
+		{"trusted host bare v6", `{"codemode": {"trustedHosts": ["::1"]}}`, []string{"codemode.trustedHosts[0]:", "brackets"}},
+		{"trusted host port zero padded", `{"codemode": {"trustedHosts": ["a:080"]}}`, []string{"codemode.trustedHosts[0]:"}},
+		{"both tokens", `{"codemode": {"bearerToken": "x", "bearerTokenEnv": "Y"}}`, []string{"codemode.bearerToken: set bearerToken or bearerTokenEnv, not both"}},
+		{"server not object", `{"mcpServers": {"fake": "x"}}`, []string{"mcpServers.fake: want an object, got a string"}},
+		{"servers not object", `{"mcpServers": []}`, []string{"mcpServers: want an object, got an array"}},
+		{"no command or url", `{"mcpServers": {"fake": {"args": []}}}`, []string{"mcpServers.fake: needs a command"}},
+		{"both command and url", `{"mcpServers": {"fake": {"command": "x", "url": "http://a/"}}}`, []string{"mcpServers.fake: has both command and url"}},
+		{"empty command", `{"mcpServers": {"fake": {"command": ""}}}`, []string{"mcpServers.fake.command: must not be empty"}},
+		{"type mismatch", `{"mcpServers": {"fake": {"type": "stdio", "url": "http://a/"}}}`, []string{`mcpServers.fake.url: a "stdio" server has a command`}},
+		{"type mismatch http", `{"mcpServers": {"fake": {"type": "http", "command": "x"}}}`, []string{"mcpServers.fake.command: an HTTP server has a url"}},
+		{"sse", `{"mcpServers": {"fake": {"type": "sse", "url": "http://a/"}}}`, []string{`mcpServers.fake.type: "sse"`}},
+		{"bad type", `{"mcpServers": {"fake": {"type": "ws", "url": "http://a/"}}}`, []string{`mcpServers.fake.type: "ws" is not a transport`}},
+		{"args wrong type", `{"mcpServers": {"fake": {"command": "x", "args": "a b"}}}`, []string{"mcpServers.fake.args: want an array of strings, got a string"}},
+		{"env wrong value", `{"mcpServers": {"fake": {"command": "x", "env": {"A": 1}}}}`, []string{"mcpServers.fake.env.A: want a string, got a number"}},
+		{"env bad name", `{"mcpServers": {"fake": {"command": "x", "env": {"A=B": "1"}}}}`, []string{`mcpServers.fake.env: "A=B" is not a valid environment variable`}},
+		{"roots not bool", `{"mcpServers": {"fake": {"command": "x", "roots": "yes"}}}`, []string{"mcpServers.fake.roots: want true or false, got a string"}},
+		{"headers on stdio", `{"mcpServers": {"fake": {"command": "x", "headers": {"A": "b"}}}}`, []string{"mcpServers.fake.headers: headers apply to HTTP servers only"}},
+		{"args on http", `{"mcpServers": {"fake": {"url": "http://a/", "args": ["x"]}}}`, []string{"mcpServers.fake: args, env and cwd apply to stdio servers only"}},
+		{"bad url", `{"mcpServers": {"fake": {"url": "ftp://a/"}}}`, []string{`mcpServers.fake.url: "ftp://a/" is not an http(s) URL`}},
+		{"bad header name", `{"mcpServers": {"fake": {"url": "http://a/", "headers": {"Bad Name": "x"}}}}`, []string{`mcpServers.fake.headers: "Bad Name" is not a valid header name`}},
+		{"bad header value", `{"mcpServers": {"fake": {"url": "http://a/", "headers": {"X": "a\r\nb"}}}}`, []string{"mcpServers.fake.headers.X: the value must not contain CR"}},
+		{"server name chars", `{"mcpServers": {"my.server": {"command": "x"}}}`, []string{`mcpServers.my.server: server name "my.server": only letters`}},
+		{"server name double underscore", `{"mcpServers": {"a__b": {"command": "x"}}}`, []string{`mcpServers.a__b: server name "a__b" must not contain "__"`}},
+		{"server name empty", `{"mcpServers": {"": {"command": "x"}}}`, []string{"a server name must not be empty"}},
+		{
+			"every problem is reported",
+			`{"mcpServers": {"fake": {"comand": "x"}}, "codemode": {"memory": "12 parsecs", "engine": "v8"}}`,
+			[]string{`mcpServers.fake.comand: unknown key (did you mean "command"?)`, `codemode.memory: "12 parsecs" is not a size`, `codemode.engine: "v8" is not an engine`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.in))
+			if err == nil {
+				t.Fatalf("Parse: got %+v, want an error containing %q", got, tt.want)
+			}
+			if _, ok := err.(*Error); !ok {
+				t.Errorf("Parse: got error type %T, want *Error", err)
+			}
+			msg, rest := err.Error(), err.Error()
+			for _, w := range tt.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Errorf("Parse: got error %q, want it to contain %q (in order)", msg, w)
+					break
+				}
+				rest = rest[i+len(w):]
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1", 1, true}, {"1B", 1, true}, {"2KB", 2000, true}, {"2KiB", 2048, true}, {"3MB", 3e6, true},
+		{"3MiB", 3 << 20, true}, {"1GB", 1e9, true}, {"1GiB", 1 << 30, true}, {"0.5KiB", 512, true},
+		{" 4 mib ", 4 << 20, true}, {"", 0, false}, {"MiB", 0, false}, {"1.2.3KB", 0, false}, {"1TB", 0, false},
+		{"-1", 0, false}, {".5KB", 0, false}, {"5.KB", 0, false}, {"99999999999999999999", 0, false},
+		{"9999999999GiB", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestDefault(t *testing.T) {
+	c := Default("/usr/bin/codemode")
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Default().Validate(): got %v, want nil", err)
+	}
+	want := Server{Transport: TransportStdio, Command: "/usr/bin/codemode", Args: []string{"fakemcp"}}
+	if got := c.Servers[DefaultServerName]; !reflect.DeepEqual(got, want) || len(c.Servers) != 1 {
+		t.Errorf("Default: got %+v, want one server %q: %+v", c.Servers, DefaultServerName, want)
+	}
+	roundTrip(t, c)
+}
+
+func TestValidateProgrammatic(t *testing.T) {
+	c := &Config{
+		Servers:  map[string]Server{"x": {Transport: TransportHTTP, Command: "y"}},
+		CodeMode: CodeMode{Timeout: -time.Second},
+	}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("Validate: got nil, want an error")
+	}
+	for _, w := range []string{`mcpServers.x.type: "http" does not match the server's command`, "codemode.timeout: must not be negative"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("Validate: got %q, want it to contain %q", err, w)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, []byte(`{"mcpServers": {"fake": {"command": "x"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(good)
+	if err != nil || c.Servers["fake"].Command != "x" {
+		t.Errorf("Load(good): got %+v, %v; want the fake server", c, err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"codemode": {"memory": "lots"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(bad)
+	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "codemode.memory") {
+		t.Errorf("Load(bad): got %v, want an error naming the file and codemode.memory", err)
+	}
+	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("Load(missing): got nil error, want one")
+	}
+}
+
+func TestToken(t *testing.T) {
+	env := func(k string) string { return map[string]string{"T": "from-env"}[k] }
+	tests := []struct {
+		name string
+		c    CodeMode
+		want string
+	}{
+		{"none", CodeMode{}, ""},
+		{"literal", CodeMode{BearerToken: "lit"}, "lit"},
+		{"env", CodeMode{BearerTokenEnv: "T"}, "from-env"},
+		{"env unset", CodeMode{BearerTokenEnv: "U"}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.c.Token(env); got != tt.want {
+			t.Errorf("%s: Token() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// roundTrip checks that an accepted config re-validates and survives
+// MarshalJSON → Parse unchanged.
+func roundTrip(t *testing.T, c *Config) {
+	t.Helper()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("accepted config does not re-validate: %v", err)
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		t.Fatalf("MarshalJSON: %v", err)
+	}
+	again, err := Parse(data)
+	if err != nil {
+		t.Fatalf("Parse(MarshalJSON(c)) = %v\n%s", err, data)
+	}
+	if !reflect.DeepEqual(again, c) {
+		t.Fatalf("round trip changed the config:\ngot  %+v\nwant %+v\n%s", again, c, data)
+	}
+}

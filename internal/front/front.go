@@ -1,0 +1,218 @@
+// Package front serves the code-mode preset over MCP: each client session
+// is an agent of the preset; tools/list answers the agent's assembled (masked)
+// tool list; tools/call runs through the registry's Execute, so a masked
+// name gets the guard's self-healing hint as a tool error instead of the
+// SDK's "unknown tool" protocol error.
+package front
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/httpfence"
+	"github.com/codemode/codemode/internal/stdiox"
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Version is reported to clients.
+var Version = "0.1.0"
+
+// Options configures a Server.
+type Options struct {
+	Host   *codemode.Host
+	Preset *scope.Scope // the preset the sessions' agents belong to
+	// Logger receives session events. If nil, nothing is logged.
+	Logger *slog.Logger
+}
+
+// Server is the MCP front. One Server serves any number of sessions.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	mcp      *mcp.Server
+	sessions sync.Map // *mcp.ServerSession → *codemode.Agent
+	seq      atomic.Int64
+	calls    atomic.Int64
+}
+
+// New builds the front. The instructions are the Code Mode section of a
+// session's assembly.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	s := &Server{opts: opts, log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	instructions, err := s.instructions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "codemode", Version: Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
+	})
+	s.mcp.AddReceivingMiddleware(s.middleware)
+	return s, nil
+}
+
+// instructions assembles for a throw-away agent and returns the Code Mode
+// section.
+func (s *Server) instructions(ctx context.Context) (string, error) {
+	a, err := s.opts.Host.NewAgent(s.opts.Preset, "instructions-probe")
+	if err != nil {
+		return "", err
+	}
+	defer a.Scope.Dispose()
+	asm, err := s.opts.Host.Registry.Assemble(ctx, a.Ref(), tools.AssembleOptions{})
+	if err != nil {
+		return "", fmt.Errorf("front: assemble: %w", err)
+	}
+	for _, sec := range asm.Sections {
+		if sec.Name == "code-mode" {
+			return sec.Text, nil
+		}
+	}
+	return "", nil
+}
+
+// agentFor returns the session's agent, creating it on first use. The
+// agent (and so its persistent environments) is released when the session
+// ends.
+func (s *Server) agentFor(ss *mcp.ServerSession) (*codemode.Agent, error) {
+	if a, ok := s.sessions.Load(ss); ok {
+		return a.(*codemode.Agent), nil
+	}
+	id := "session-" + strconv.FormatInt(s.seq.Add(1), 10)
+	if sid := ss.ID(); sid != "" {
+		id += "-" + sid
+	}
+	a, err := s.opts.Host.NewAgent(s.opts.Preset, id)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := s.sessions.LoadOrStore(ss, a); loaded {
+		a.Scope.Dispose()
+		return prev.(*codemode.Agent), nil
+	}
+	s.log.Info("front: session started", slog.String("agent", id))
+	go func() {
+		_ = ss.Wait()
+		s.sessions.Delete(ss)
+		a.Scope.Dispose()
+		s.log.Info("front: session ended", slog.String("agent", id))
+	}()
+	return a, nil
+}
+
+func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch r := req.(type) {
+		case *mcp.ListToolsRequest:
+			return s.listTools(ctx, r)
+		case *mcp.CallToolRequest:
+			return s.callTool(ctx, r)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) listTools(ctx context.Context, r *mcp.ListToolsRequest) (*mcp.ListToolsResult, error) {
+	a, err := s.agentFor(r.Session)
+	if err != nil {
+		return nil, err
+	}
+	asm, err := s.opts.Host.Registry.Assemble(ctx, a.Ref(), tools.AssembleOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := &mcp.ListToolsResult{Tools: []*mcp.Tool{}}
+	for _, t := range asm.Tools {
+		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if len(t.OutputSchema) > 0 {
+			mt.OutputSchema = t.OutputSchema
+		}
+		out.Tools = append(out.Tools, mt)
+	}
+	return out, nil
+}
+
+func (s *Server) callTool(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, err := s.agentFor(r.Session)
+	if err != nil {
+		return nil, err
+	}
+	if tok := r.Params.GetProgressToken(); tok != nil {
+		var n atomic.Int64
+		ss := r.Session
+		ctx = codemode.WithProgress(ctx, func(level, text string) {
+			// Progress is best effort: a client that went away must not
+			// fail the run.
+			_ = ss.NotifyProgress(context.WithoutCancel(ctx), &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n.Add(1)), Message: text})
+		})
+	}
+	args := r.Params.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	res := s.opts.Host.Registry.Execute(ctx, tools.Input{
+		CallID:    "mcp_" + strconv.FormatInt(s.calls.Add(1), 10),
+		Name:      r.Params.Name,
+		Arguments: args,
+		Agent:     a.Ref(),
+	})
+	return ToMCP(res), nil
+}
+
+// ToMCP converts a registry result to an MCP tool result.
+func ToMCP(res *tools.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: res.IsError, Content: []mcp.Content{}}
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case tools.Text:
+			out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+		case tools.Image:
+			out.Content = append(out.Content, &mcp.ImageContent{Data: c.Data, MIMEType: c.MIMEType})
+		}
+	}
+	if len(res.Value) > 0 && !res.IsError {
+		out.StructuredContent = res.Value
+	}
+	if res.Err != nil {
+		out.Meta = mcp.Meta{"codemode/error": map[string]any{"code": res.Err.Code, "message": res.Err.Message}}
+	}
+	return out
+}
+
+// ServeStdio serves one session on stdin/stdout. When they are pipes they
+// are switched to non-blocking mode and read through the netpoller
+// (CONTRACT §8).
+func (s *Server) ServeStdio(ctx context.Context, stdin, stdout *os.File) error {
+	r, w, polled, err := stdiox.Pipes(stdin, stdout)
+	if err != nil {
+		return err
+	}
+	s.log.Debug("front: stdio", slog.Bool("netpoller", polled))
+	return s.mcp.Run(ctx, stdiox.Transport(r, w))
+}
+
+// Connect serves one session on t (tests use in-memory transports).
+func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	return s.mcp.Connect(ctx, t, nil)
+}
+
+// HTTPHandler serves streamable HTTP at /mcp; every path, /mcp or not, is
+// behind the CONTRACT §7 fence.
+func (s *Server) HTTPHandler(fence httpfence.Config) (http.Handler, error) {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil))
+	return httpfence.Wrap(mux, fence)
+}

@@ -1,0 +1,417 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// server is one upstream server and the goroutine (run) that keeps it
+// connected. run is the only goroutine that connects, closes sessions and
+// changes the registered tool set; calls only read the current session.
+type server struct {
+	m    *Manager
+	name string
+	cfg  config.Server
+	log  *slog.Logger
+
+	listChanged chan struct{} // cap 1: a tools/list_changed arrived
+	check       chan struct{} // cap 1: a call timed out; ping the server
+
+	mu       sync.Mutex
+	state    State
+	since    time.Time
+	sess     *mcp.ClientSession // nil unless ready
+	connects int
+	failures int
+	lastErr  string
+	mounted  map[string]*mounted // by upstream tool name; run's alone
+}
+
+type mounted struct {
+	fingerprint string
+	remove      func()
+}
+
+func newServer(m *Manager, name string, cfg config.Server) *server {
+	if cfg.Transport == "" { // programmatic configs may leave it to Command/URL
+		cfg.Transport = config.TransportStdio
+		if cfg.URL != "" {
+			cfg.Transport = config.TransportHTTP
+		}
+	}
+	return &server{
+		m: m, name: name, cfg: cfg,
+		log:         m.log.With(slog.String("server", name)),
+		listChanged: make(chan struct{}, 1),
+		check:       make(chan struct{}, 1),
+		state:       StateStarting,
+		since:       time.Now(),
+		mounted:     map[string]*mounted{},
+	}
+}
+
+func (s *server) status() ServerStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ServerStatus{
+		Name: s.name, Transport: s.cfg.Transport, State: s.state, Tools: len(s.mounted),
+		Connects: s.connects, Failures: s.failures, LastError: s.lastErr, Since: s.since,
+	}
+}
+
+func (s *server) setState(st State, sess *mcp.ClientSession, failure error) {
+	s.mu.Lock()
+	if st != s.state {
+		s.since = time.Now()
+	}
+	s.state, s.sess = st, sess
+	if st == StateReady {
+		s.connects++
+	}
+	if failure != nil {
+		s.failures++
+		s.lastErr = failure.Error()
+	}
+	s.mu.Unlock()
+	s.m.notify()
+}
+
+// run keeps the server connected until the manager closes. first receives
+// one value once the first attempt has ended, either way.
+func (s *server) run(first chan<- struct{}) {
+	ctx := s.m.ctx
+	opts := &s.m.opts
+	signalled := false
+	signalFirst := func() {
+		if !signalled {
+			signalled = true
+			first <- struct{}{}
+		}
+	}
+	defer func() {
+		signalFirst()
+		s.unmountAll()
+		s.setState(StateClosed, nil, nil)
+	}()
+	backoff := opts.MinBackoff
+	for {
+		sess, closeTransport, err := s.connect(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.log.Warn("upstream: cannot connect", slog.Any("error", err), slog.Duration("retryIn", backoff))
+			s.setState(StateRestarting, nil, fmt.Errorf("connecting: %w", err))
+			signalFirst()
+		} else {
+			up := time.Now()
+			s.setState(StateReady, sess, nil)
+			s.log.Info("upstream: connected", slog.Int("tools", s.status().Tools))
+			signalFirst()
+			done := make(chan error, 1)
+			go func() { done <- sess.Wait() }()
+			reason, ended := s.serve(ctx, sess, done)
+			closing := ctx.Err() != nil
+			if closing {
+				s.setState(StateClosed, nil, nil)
+			} else {
+				// Calls see the outage at once, before the (possibly slow)
+				// shutdown of the old process.
+				s.setState(StateRestarting, nil, reason)
+				s.log.Warn("upstream: disconnected; restarting", slog.Any("reason", reason), slog.Duration("retryIn", backoff))
+			}
+			_ = sess.Close() // reaps a stdio child
+			closeTransport()
+			if !ended {
+				<-done // Close makes Wait return
+			}
+			if closing {
+				return
+			}
+			if time.Since(up) >= opts.HealthyAfter {
+				backoff = opts.MinBackoff
+			}
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(2*backoff, opts.MaxBackoff)
+	}
+}
+
+// serve follows a live session until it ends (ended: done delivered
+// sess.Wait's result), the server stops answering, or the manager closes.
+// It returns why the session is over.
+func (s *server) serve(ctx context.Context, sess *mcp.ClientSession, done <-chan error) (reason error, ended bool) {
+	for {
+		select {
+		case err := <-done:
+			if err == nil {
+				err = errors.New("the server closed the connection")
+			}
+			return fmt.Errorf("connection lost: %w", err), true
+		case <-s.listChanged:
+			sctx, cancel := context.WithTimeout(ctx, s.m.opts.ConnectTimeout)
+			err := s.sync(sctx, sess)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("upstream: re-listing tools after list_changed failed", slog.Any("error", err))
+			}
+		case <-s.check:
+			pctx, cancel := context.WithTimeout(ctx, s.m.opts.PingTimeout)
+			err := sess.Ping(pctx, nil)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("not responding to ping after a call timed out: %w", err), false
+			}
+		case <-ctx.Done():
+			return ctx.Err(), false
+		}
+	}
+}
+
+// connect starts one session and mounts the server's tools. The returned
+// closeTransport releases what the transport holds beyond the session
+// (idle HTTP connections, the stderr logger's partial line).
+func (s *server) connect(ctx context.Context) (sess *mcp.ClientSession, closeTransport func(), err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.m.opts.ConnectTimeout)
+	defer cancel()
+	t, closeTransport, err := s.transport()
+	if err != nil {
+		return nil, nil, err
+	}
+	var caps *mcp.ClientCapabilities
+	if !s.cfg.Roots {
+		// nil would mean the SDK's default, {"roots":{"listChanged":true}};
+		// codemode has no roots to offer.
+		caps = &mcp.ClientCapabilities{}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "codemode", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: caps,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			// Never block the SDK's receive path: run re-lists.
+			select {
+			case s.listChanged <- struct{}{}:
+			default:
+			}
+		},
+	})
+	sess, err = client.Connect(ctx, t, nil)
+	if err != nil {
+		closeTransport()
+		return nil, nil, err
+	}
+	if err := s.sync(ctx, sess); err != nil {
+		_ = sess.Close()
+		closeTransport()
+		return nil, nil, fmt.Errorf("listing tools: %w", err)
+	}
+	return sess, closeTransport, nil
+}
+
+func (s *server) transport() (mcp.Transport, func(), error) {
+	if f := s.m.opts.Transport; f != nil {
+		t, err := f(s.name, s.cfg)
+		return t, func() {}, err
+	}
+	switch s.cfg.Transport {
+	case config.TransportStdio:
+		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+		cmd.Dir = s.cfg.Cwd
+		if len(s.cfg.Env) > 0 {
+			keys := make([]string, 0, len(s.cfg.Env))
+			for k := range s.cfg.Env {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			cmd.Env = os.Environ()
+			for _, k := range keys {
+				cmd.Env = append(cmd.Env, k+"="+s.cfg.Env[k])
+			}
+		}
+		// The child's stderr goes to our logger (itself on stderr), never
+		// to our stdout, which may be a protocol stream.
+		lw := newLineWriter(s.log)
+		cmd.Stderr = lw
+		// A grandchild holding the stderr pipe must not keep Wait (and so
+		// Close) waiting forever.
+		cmd.WaitDelay = s.m.opts.TerminateTimeout
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.m.opts.TerminateTimeout}, lw.Flush, nil
+	case config.TransportHTTP:
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		t := &mcp.StreamableClientTransport{
+			Endpoint:   s.cfg.URL,
+			HTTPClient: &http.Client{Transport: &headerTransport{base: base, headers: s.cfg.Headers}},
+		}
+		return t, base.CloseIdleConnections, nil
+	}
+	return nil, nil, fmt.Errorf("server %s: unknown transport %q", s.name, s.cfg.Transport)
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(r)
+}
+
+// sync lists the server's tools and reconciles the registry with them.
+func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
+	var list []*mcp.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		list = append(list, t)
+	}
+	s.reconcile(list)
+	return nil
+}
+
+// reconcile makes the registry hold exactly list's tools: it adds new ones,
+// replaces changed ones and removes vanished ones. Only run calls it.
+func (s *server) reconcile(list []*mcp.Tool) {
+	seen := map[string]bool{}
+	changed := false
+	for _, t := range list {
+		if seen[t.Name] {
+			s.log.Warn("upstream: duplicate tool name; keeping the first", slog.String("tool", t.Name))
+			continue
+		}
+		seen[t.Name] = true
+		def, err := s.definition(t)
+		if err != nil {
+			s.log.Warn("upstream: skipping tool", slog.String("tool", t.Name), slog.Any("error", err))
+			continue
+		}
+		fp := fingerprint(def)
+		old := s.mounted[t.Name]
+		if old != nil && old.fingerprint == fp {
+			continue
+		}
+		if old != nil {
+			// The registry refuses a second entry in one layer, so the old
+			// one goes first; a call resolving in between sees UNKNOWN_TOOL.
+			old.remove()
+			s.setMounted(t.Name, nil)
+		}
+		remove, err := s.register(def)
+		changed = true
+		if err != nil {
+			s.log.Warn("upstream: cannot register tool", slog.String("tool", def.Name), slog.Any("error", err))
+			continue
+		}
+		s.setMounted(t.Name, &mounted{fingerprint: fp, remove: remove})
+	}
+	for name, mt := range s.mounted {
+		if !seen[name] {
+			mt.remove()
+			s.setMounted(name, nil)
+			changed = true
+		}
+	}
+	if changed {
+		s.m.notify()
+	}
+}
+
+func (s *server) setMounted(name string, mt *mounted) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if mt == nil {
+		delete(s.mounted, name)
+	} else {
+		s.mounted[name] = mt
+	}
+}
+
+func (s *server) unmountAll() {
+	s.mu.Lock()
+	ms := s.mounted
+	s.mounted = map[string]*mounted{}
+	s.mu.Unlock()
+	for _, mt := range ms {
+		mt.remove()
+	}
+}
+
+// definition turns an upstream tool into a registry tool.
+func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
+	def := tools.Tool{Name: ToolName(s.name, t.Name), Description: t.Description}
+	if def.Description == "" {
+		def.Description = t.Title
+	}
+	if t.InputSchema != nil {
+		b, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return def, fmt.Errorf("input schema: %w", err)
+		}
+		def.InputSchema = b
+	}
+	if t.OutputSchema != nil {
+		b, err := json.Marshal(t.OutputSchema)
+		if err != nil {
+			return def, fmt.Errorf("output schema: %w", err)
+		}
+		def.OutputSchema = b
+	}
+	upstreamName := t.Name
+	def.Handler = func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		return s.call(ctx, e, upstreamName)
+	}
+	return def, nil
+}
+
+func (s *server) layer(name string) scope.Layer {
+	if s.m.native[name] {
+		return scope.Preset(s.m.opts.PresetKey)
+	}
+	return scope.Global()
+}
+
+// register adds def in its layer. An input schema our validator cannot
+// resolve is replaced by a permissive one (the upstream still validates),
+// so the tool stays callable.
+func (s *server) register(def tools.Tool) (func(), error) {
+	l := s.layer(def.Name)
+	remove, err := s.m.reg.Register(l, def)
+	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, scope.ErrDuplicate) {
+		s.log.Warn("upstream: input schema not usable for validation; registering without it",
+			slog.String("tool", def.Name), slog.Any("error", err))
+		def.InputSchema = nil
+		remove, err = s.m.reg.Register(l, def)
+	}
+	return remove, err
+}
+
+func fingerprint(t tools.Tool) string {
+	b, _ := json.Marshal([]any{t.Description, t.InputSchema, t.OutputSchema})
+	return string(b)
+}

@@ -1,0 +1,293 @@
+// Package upstream mounts the user's MCP servers into a [tools.Registry]:
+// every tool of server S named T becomes the registry tool mcp__S__T
+// (T verbatim, "-" and "." included), whose body forwards the call to S with
+// the original name T.
+//
+// # Use
+//
+//	m, err := upstream.Start(ctx, reg, cfg.Servers, upstream.Options{
+//		PresetKey: "codemode", Native: cfg.CodeMode.Native, Logger: log,
+//	})
+//	if err != nil { … }
+//	defer m.Close()
+//
+// Start connects to every server in parallel and returns once each has
+// either registered its tools or failed its first attempt; a server that
+// cannot start is logged, reported by [Manager.Status] and retried in the
+// background, and Start still succeeds for the others.
+//
+// # Layers
+//
+// Tools join the global layer, except the names listed in Options.Native
+// (full registry names, e.g. "mcp__fake__ticker"), which join the preset
+// layer of Options.PresetKey so that the code-mode preset keeps them
+// visible to the model.
+//
+// # Failures
+//
+// A server whose process exits, whose connection drops, or which stops
+// answering pings after a call timed out is restarted in the background
+// with exponential backoff (Options.MinBackoff doubling to
+// Options.MaxBackoff, reset once a connection has stayed up for
+// Options.HealthyAfter). Its tools stay registered meanwhile, and calls
+// fail at once with UPSTREAM_UNAVAILABLE; a call that outlives its
+// deadline fails with TIMEOUT. A cancelled call is cancelled upstream too
+// (MCP notifications/cancelled, sent by the SDK).
+//
+// # Provenance
+//
+// Every tools/call carries the calling execution's ids in _meta:
+// "codemode/callId", "codemode/rootCallId" and, for nested calls,
+// "codemode/parentCallId".
+//
+// # Tool list changes
+//
+// notifications/tools/list_changed makes the manager list the server's
+// tools again and reconcile the registry: new tools are added, vanished
+// ones removed, changed ones (description or schemas) replaced. A
+// reconnect reconciles the same way.
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Provenance keys of the _meta every upstream tools/call carries.
+const (
+	MetaCallID       = "codemode/callId"
+	MetaRootCallID   = "codemode/rootCallId"
+	MetaParentCallID = "codemode/parentCallId" // absent for a root call
+)
+
+// ToolName returns the registry name of upstream tool tool of server.
+func ToolName(server, tool string) string { return "mcp__" + server + "__" + tool }
+
+// Options configures [Start]. A zero Options means the defaults.
+type Options struct {
+	// PresetKey is the preset whose layer receives the Native tools. It
+	// must be set when Native is not empty.
+	PresetKey string
+	// Native lists registry names (mcp__<server>__<tool>) that go into
+	// the preset layer instead of the global one.
+	Native []string
+	// Logger receives connection events and every line the stdio servers
+	// write to their stderr (at Info, with attribute "server"). If nil,
+	// nothing is logged. Nothing is ever written to our stdout.
+	Logger *slog.Logger
+	// CallTimeout bounds each upstream call on top of the caller's own
+	// deadline. If zero, only the caller's deadline applies.
+	CallTimeout time.Duration
+	// ConnectTimeout bounds one connection attempt (start, initialize and
+	// the first tools/list). If zero, 30s.
+	ConnectTimeout time.Duration
+	// PingTimeout bounds the health ping sent after a call timed out; a
+	// server that does not answer in time is restarted. If zero, 5s.
+	PingTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the wait between restart attempts.
+	// If zero, 100ms and 30s.
+	MinBackoff, MaxBackoff time.Duration
+	// HealthyAfter is how long a connection must stay up for the backoff
+	// to start again from MinBackoff. If zero, 30s.
+	HealthyAfter time.Duration
+	// TerminateTimeout is how long closing a stdio server waits, after
+	// closing its stdin, before SIGTERM (and as long again before SIGKILL).
+	// If zero, 2s.
+	TerminateTimeout time.Duration
+	// Transport, if non-nil, makes the transport for a server instead of
+	// the default (mcp.CommandTransport for stdio servers,
+	// mcp.StreamableClientTransport for HTTP ones). It is called for every
+	// connection attempt; tests use it for in-memory servers.
+	Transport func(name string, s config.Server) (mcp.Transport, error)
+}
+
+func (o *Options) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&o.ConnectTimeout, 30*time.Second)
+	def(&o.PingTimeout, 5*time.Second)
+	def(&o.MinBackoff, 100*time.Millisecond)
+	def(&o.MaxBackoff, 30*time.Second)
+	def(&o.HealthyAfter, 30*time.Second)
+	def(&o.TerminateTimeout, 2*time.Second)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+}
+
+// State is a server's connection state.
+type State string
+
+// States of a server.
+const (
+	StateStarting   State = "starting"   // the first connection attempt is in progress
+	StateReady      State = "ready"      // connected; its tools are registered
+	StateRestarting State = "restarting" // disconnected or failed; a new attempt is scheduled
+	StateClosed     State = "closed"     // the manager was closed
+)
+
+// ServerStatus is a snapshot of one server.
+type ServerStatus struct {
+	Name      string
+	Transport string // config.TransportStdio or config.TransportHTTP
+	State     State
+	// Tools is the number of tools registered for the server.
+	Tools int
+	// Connects counts successful connections (restarts are Connects-1).
+	Connects int
+	// Failures counts failed attempts and lost connections.
+	Failures int
+	// LastError describes the last failure; "" if there was none.
+	LastError string
+	// Since is when State last changed.
+	Since time.Time
+}
+
+// Manager owns the connections to the upstream servers and their tools in
+// the registry. Its methods are safe for concurrent use.
+type Manager struct {
+	reg    *tools.Registry
+	opts   Options
+	log    *slog.Logger
+	native map[string]bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	servers []*server // sorted by name; fixed after Start
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every status change
+	closed  bool
+}
+
+// Start connects to every server and registers their tools into reg. It
+// returns when every server has registered its tools or failed its first
+// attempt (bounded by Options.ConnectTimeout); failures are logged and
+// retried in the background, so Start fails only for invalid arguments (a
+// server name that is not valid, Native without PresetKey) or when ctx is
+// done before start-up completes. ctx bounds start-up only; the manager
+// lives until [Manager.Close].
+func Start(ctx context.Context, reg *tools.Registry, servers map[string]config.Server, opts Options) (*Manager, error) {
+	if reg == nil {
+		return nil, errors.New("upstream: nil registry")
+	}
+	if len(opts.Native) > 0 && opts.PresetKey == "" {
+		return nil, errors.New("upstream: Options.Native needs Options.PresetKey")
+	}
+	cfg := &config.Config{Servers: servers}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("upstream: %w", err)
+	}
+	opts.setDefaults()
+	m := &Manager{reg: reg, opts: opts, log: opts.Logger, native: map[string]bool{}, changed: make(chan struct{})}
+	for _, n := range opts.Native {
+		m.native[n] = true
+	}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	names := cfg.ServerNames()
+	for _, name := range names {
+		m.servers = append(m.servers, newServer(m, name, servers[name]))
+	}
+	first := make(chan struct{}, len(m.servers))
+	for _, s := range m.servers {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			s.run(first)
+		}()
+	}
+	for range m.servers {
+		select {
+		case <-first:
+		case <-ctx.Done():
+			m.Close()
+			return nil, fmt.Errorf("upstream: start: %w", ctx.Err())
+		}
+	}
+	return m, nil
+}
+
+// Close disconnects every server, stops the stdio processes (reaping
+// them), unregisters the tools and waits for every goroutine of the
+// manager to finish. Calls in flight fail with UPSTREAM_UNAVAILABLE. Close
+// is idempotent.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	already := m.closed
+	m.closed = true
+	m.mu.Unlock()
+	m.cancel()
+	m.wg.Wait()
+	if !already {
+		m.notify()
+	}
+	return nil
+}
+
+// Status returns a snapshot of every server, sorted by name.
+func (m *Manager) Status() []ServerStatus {
+	out := make([]ServerStatus, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, s.status())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// WaitFor blocks until cond, evaluated on [Manager.Status] at start and
+// after every status change (state, tool set, counters), returns true, or
+// until ctx is done.
+func (m *Manager) WaitFor(ctx context.Context, cond func([]ServerStatus) bool) error {
+	for {
+		m.mu.Lock()
+		ch := m.changed
+		m.mu.Unlock()
+		if cond(m.Status()) {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// WaitReady blocks until the named server is ready, or ctx is done.
+func (m *Manager) WaitReady(ctx context.Context, name string) error {
+	if !slices.ContainsFunc(m.servers, func(s *server) bool { return s.name == name }) {
+		return fmt.Errorf("upstream: no server %q", name)
+	}
+	return m.WaitFor(ctx, func(ss []ServerStatus) bool {
+		for _, s := range ss {
+			if s.Name == name {
+				return s.State == StateReady
+			}
+		}
+		return false
+	})
+}
+
+// notify wakes every WaitFor.
+func (m *Manager) notify() {
+	m.mu.Lock()
+	close(m.changed)
+	m.changed = make(chan struct{})
+	m.mu.Unlock()
+}
