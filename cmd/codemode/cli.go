@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -92,12 +91,18 @@ func newFlags(env *cliEnv, name, synopsis string) *flag.FlagSet {
 // parseFlags parses args; it returns (exit code, false) when the command
 // should stop (help or a usage error).
 func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	// Help goes to stdout (it was asked for); usage errors go to stderr.
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
 			fs.SetOutput(env.stdout)
 			fs.Usage()
 			return exitOK, false
 		}
+	}
+	if err := fs.Parse(args); err != nil {
 		return exitUsage, false
 	}
 	return 0, true
