@@ -1,0 +1,141 @@
+package front
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/fakemcp"
+	"github.com/codemode/codemode/internal/golden"
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/tools/txtar"
+)
+
+// newFront mounts code mode with in-process equivalents of the fake
+// server's ticker and echo, and connects a client over in-memory
+// transports. The client side logs the wire to w.
+func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	host := codemode.NewHost(tools.Options{})
+	t.Cleanup(func() { host.Close() })
+	reg := host.Registry
+	_, err := reg.Register(scope.Global(), tools.Tool{Name: "mcp__fake__ticker", Description: "Quote for a symbol.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"],"additionalProperties":false}`),
+		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+			var a struct{ Symbol string }
+			json.Unmarshal(e.Arguments(), &a)
+			return tools.ValueResult(fakemcp.PriceOf(a.Symbol))
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preset := host.Preset("codemode")
+	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(context.Background(), Options{Host: host, Preset: preset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	var transport mcp.Transport = ct
+	if w != nil {
+		transport = &mcp.LoggingTransport{Transport: ct, Writer: w}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "golden", Version: "1"}, opts).Connect(context.Background(), transport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+var (
+	versionRe = regexp.MustCompile(`"protocolVersion":"[^"]*"`)
+	durRe     = regexp.MustCompile(`"ms":[0-9.]+`)
+)
+
+// TestTranscript pins the MCP exchange for list and call.
+func TestTranscript(t *testing.T) {
+	var wire bytes.Buffer
+	cs := newFront(t, &wire, nil)
+	ctx := context.Background()
+	var files []txtar.File
+	step := func(name string, f func()) {
+		wire.Reset()
+		f()
+		// The logging transport records a write after it returns, so a fast
+		// reply can be logged first: order each step as writes, then reads.
+		lines := strings.SplitAfter(wire.String(), "\n")
+		sort.SliceStable(lines, func(i, j int) bool {
+			return strings.HasPrefix(lines[i], "write:") && !strings.HasPrefix(lines[j], "write:")
+		})
+		data := versionRe.ReplaceAllString(strings.Join(lines, ""), `"protocolVersion":"X"`)
+		data = durRe.ReplaceAllString(data, `"ms":0`)
+		files = append(files, txtar.File{Name: name, Data: []byte(data)})
+	}
+	step("tools-list", func() {
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	step("call-code-run", func() {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": `console.log("hi"); return await tools.mcp__fake__ticker({ symbol: "ACME" })`}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	step("call-masked", func() {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "ACME"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	step("call-program-error", func() {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": `await tools.mcp__fake__ticker({ symbol: 1 })`}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	golden.Check(t, "testdata/transcript.txtar", "The MCP exchange (client-side wire log); regenerate with go test ./internal/front -run TestTranscript -update\n", files)
+}
+
+func TestProgress(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	cs := newFront(t, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		got = append(got, r.Params.Message)
+		mu.Unlock()
+	}})
+	params := &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": `console.log("step 1"); await tools.mcp__fake__ticker({ symbol: "A" }); console.log("step 2"); return 1`}}
+	params.SetProgressToken("tok-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %v", err, res)
+	}
+	// Notifications are sent before the response on the same connection,
+	// but delivered by the client asynchronously: wait for both.
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		_ = cs.Ping(context.Background(), nil) // a round trip lets queued notifications arrive
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, ",") != "step 1,step 2" {
+		t.Fatalf("got progress %q", got)
+	}
+}
