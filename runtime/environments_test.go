@@ -1,0 +1,211 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/scope"
+	"go.uber.org/goleak"
+)
+
+// countingEngine is a fake engine that counts live environments; its Run
+// echoes a counter kept in the environment, so persistence is observable.
+type countingEngine struct {
+	live atomic.Int64
+	made atomic.Int64
+}
+
+type countingEnv struct {
+	eng    *countingEngine
+	runs   int
+	closed atomic.Bool
+}
+
+func (e *countingEngine) NewEnv(ctx context.Context, o engine.EnvOptions) (engine.Env, error) {
+	e.live.Add(1)
+	e.made.Add(1)
+	return &countingEnv{eng: e}, nil
+}
+func (e *countingEngine) Close() error { return nil }
+
+func (v *countingEnv) Run(ctx context.Context, j *engine.Job) engine.Result {
+	v.runs++
+	b, _ := json.Marshal(v.runs)
+	return engine.Result{Value: b}
+}
+func (v *countingEnv) Globals() []string { return []string{"x"} }
+func (v *countingEnv) Usable() bool      { return !v.closed.Load() }
+func (v *countingEnv) Close() error {
+	if !v.closed.Swap(true) {
+		v.eng.live.Add(-1)
+	}
+	return nil
+}
+
+func newCounting(t *testing.T) (*Runtime, *countingEngine) {
+	eng := &countingEngine{}
+	rt := &Runtime{limits: Limits{}.WithDefaults(), eng: eng}
+	rt.log = slog.New(slog.DiscardHandler)
+	return rt, eng
+}
+
+func run(t *testing.T, es *Environments, o Owner) int {
+	t.Helper()
+	out := es.Run(context.Background(), o, Request{Code: "return 1"})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	var n int
+	json.Unmarshal(out.Value, &n)
+	return n
+}
+
+func TestRetention(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	rt, eng := newCounting(t)
+	host := scope.NewHost("h")
+	preset := host.Child(scope.KindPreset, "p")
+	plugin := preset.Child(scope.KindPlugin, "codemode")
+	agentA := preset.Child(scope.KindAgent, "a")
+	agentB := preset.Child(scope.KindAgent, "b")
+	es := rt.NewEnvironments(plugin, EnvOptions{})
+
+	oA := es.Owner(agentA, "codemode")
+	pluginEffects, agentEffects := plugin.Effects(), agentA.Effects()
+	for range 5 {
+		if o := es.Owner(agentA, "codemode"); o != oA {
+			t.Fatal("owners are not de-duplicated per (agent, provider)")
+		}
+	}
+	if plugin.Effects() != pluginEffects || agentA.Effects() != agentEffects {
+		t.Fatalf("repeated Owner calls piled up disposers: plugin %d→%d, agent %d→%d", pluginEffects, plugin.Effects(), agentEffects, agentA.Effects())
+	}
+	// State persists per owner.
+	if a, b := run(t, es, oA), run(t, es, oA); a != 1 || b != 2 {
+		t.Fatalf("got runs %d, %d, want 1, 2", a, b)
+	}
+	oB := es.Owner(agentB, "codemode")
+	run(t, es, oB)
+	if got := eng.live.Load(); got != 2 {
+		t.Fatalf("got %d live environments, want 2", got)
+	}
+	// Disposing an agent frees its environment and drops the plugin-side
+	// registration.
+	agentA.Dispose()
+	if got := eng.live.Load(); got != 1 {
+		t.Fatalf("after agent disposal: got %d live, want 1", got)
+	}
+	if got := plugin.Effects(); got != pluginEffects {
+		t.Fatalf("agent disposal left the plugin-side registration: %d effects, want %d", got, pluginEffects)
+	}
+	// Disposing the plugin frees every leftover, and the agent-side
+	// registration goes too.
+	plugin.Dispose()
+	if got := eng.live.Load(); got != 0 {
+		t.Fatalf("after plugin disposal: got %d live, want 0", got)
+	}
+	if got := agentB.Effects(); got != 0 {
+		t.Fatalf("plugin disposal left %d effects on the agent", got)
+	}
+	if out := es.Run(context.Background(), oB, Request{}); out.Err == nil {
+		t.Fatal("a run after the plugin was unloaded succeeded")
+	}
+	host.Dispose()
+}
+
+func TestRetentionAgentOutlivesPluginObject(t *testing.T) {
+	rt, eng := newCounting(t)
+	host := scope.NewHost("h")
+	defer host.Dispose()
+	plugin := host.Child(scope.KindPlugin, "codemode")
+	agent := host.Child(scope.KindAgent, "a")
+	func() {
+		es := rt.NewEnvironments(plugin, EnvOptions{IdleTTL: -1})
+		run(t, es, es.Owner(agent, "codemode"))
+	}() // nothing of the plugin is referenced any more but its scope
+	agent.Dispose()
+	if got := eng.live.Load(); got != 0 {
+		t.Fatalf("got %d live environments after the agent ended, want 0", got)
+	}
+}
+
+func TestLRUEvictionAndIdleExpiry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt, eng := newCounting(t)
+		host := scope.NewHost("h")
+		plugin := host.Child(scope.KindPlugin, "codemode")
+		es := rt.NewEnvironments(plugin, EnvOptions{MaxEnvironments: 2, IdleTTL: time.Minute})
+		var owners []Owner
+		for _, id := range []string{"a", "b", "c"} {
+			o := es.Owner(host.Child(scope.KindAgent, id), "codemode")
+			owners = append(owners, o)
+			run(t, es, o)
+		}
+		if got := eng.live.Load(); got != 2 || es.Len() != 2 {
+			t.Fatalf("capacity 2: got %d live, Len %d", got, es.Len())
+		}
+		// "a" was evicted: its next run starts fresh.
+		if n := run(t, es, owners[0]); n != 1 {
+			t.Fatalf("evicted owner kept state: run %d", n)
+		}
+		// Idle expiry: after the TTL everything is released.
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if got := eng.live.Load(); got != 0 || es.Len() != 0 {
+			t.Fatalf("after idle TTL: got %d live, Len %d", got, es.Len())
+		}
+		// Owners survive eviction: a new run gets a fresh environment.
+		if n := run(t, es, owners[1]); n != 1 {
+			t.Fatalf("got run %d, want a fresh environment", n)
+		}
+		plugin.Dispose()
+		host.Dispose()
+	})
+}
+
+func TestEnvironmentsHammer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	rt, eng := newCounting(t)
+	host := scope.NewHost("h")
+	plugin := host.Child(scope.KindPlugin, "codemode")
+	es := rt.NewEnvironments(plugin, EnvOptions{MaxEnvironments: 4})
+	var agents []*scope.Scope
+	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
+		agents = append(agents, host.Child(scope.KindAgent, id))
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 200 {
+				ag := agents[(i+j)%len(agents)]
+				o := es.Owner(ag, "codemode")
+				switch j % 17 {
+				case 0:
+					es.Reset(o)
+				case 5:
+					es.Release(o)
+				default:
+					es.Run(context.Background(), o, Request{Code: "return 1"})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if es.Len() > 4 {
+		t.Fatalf("Len %d over capacity", es.Len())
+	}
+	plugin.Dispose()
+	if got := eng.live.Load(); got != 0 {
+		t.Fatalf("got %d live environments after the plugin was disposed", got)
+	}
+	host.Dispose()
+}
