@@ -28,7 +28,7 @@ func Declarations(infos []tools.Info) string {
 		} else {
 			g.emit(base+"Result", "unknown", "The tool declares no output schema: the result is its structured value, or its text.")
 		}
-		fmt.Fprintf(&b, "// %s\n// call: %s\n", in.Name, callExample(in))
+		fmt.Fprintf(&b, "// %s\n// call: %s\n", jsonQuote(in.Name), callExample(in))
 		b.WriteString(g.out.String())
 		members = append(members, docComment(in.Description, "  ")+fmt.Sprintf("  %s(args: %sArgs): Promise<%sResult>;\n", jsonQuote(in.Name), base, base))
 		b.WriteByte('\n')
