@@ -6,7 +6,7 @@ build:
 
 # Fetch the pinned QuickJS wasm (npm, sha256-checked) for the wazero engine.
 quickjs:
-	./scripts/fetch-quickjs
+	./scripts/fetch-quickjs.sh
 
 test: quickjs
 	go test -race -count=1 ./...

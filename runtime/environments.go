@@ -32,6 +32,10 @@ type owner struct {
 	key     ownerKey
 	label   string // for logs: agent label + provider
 	release func() // idempotent; runs on the first of: agent scope, plugin scope, Release
+
+	// Guarded by Environments.mu.
+	released bool
+	cancels  []func() // drop the scope registrations
 }
 
 // EnvOptions configures an Environments. A zero field means the default in
@@ -59,6 +63,7 @@ type Environments struct {
 	opts   EnvOptions
 	log    *slog.Logger
 
+	ownerMu sync.Mutex // serialises Owner creation
 	mu      sync.Mutex
 	owners  map[ownerKey]*owner
 	lru     *simplelru.LRU[ownerKey, *penv]
@@ -105,37 +110,49 @@ func (rt *Runtime) NewEnvironments(plugin *scope.Scope, opts EnvOptions) *Enviro
 // in a fresh environment that is released at the end of each run).
 func (es *Environments) Owner(agent *scope.Scope, provider string) Owner {
 	key := ownerKey{agent: agent.ID(), provider: provider}
+	es.ownerMu.Lock() // one creation at a time: de-duplication without races
+	defer es.ownerMu.Unlock()
 	es.mu.Lock()
 	if o, ok := es.owners[key]; ok {
 		es.mu.Unlock()
 		return Owner{o}
 	}
-	o := &owner{key: key, label: agent.Label() + "/" + provider}
-	es.owners[key] = o
 	es.mu.Unlock()
 
+	o := &owner{key: key, label: agent.Label() + "/" + provider}
 	var once sync.Once
-	var fromAgent, fromPlugin func()
 	o.release = func() {
 		once.Do(func() {
-			es.releaseKey(key, "released")
 			es.mu.Lock()
+			o.released = true
 			if es.owners[key] == o {
 				delete(es.owners, key)
 			}
+			cancels := o.cancels
+			o.cancels = nil
 			es.mu.Unlock()
-			// Drop the other scope's registration so nothing piles up.
-			if fromAgent != nil {
-				fromAgent()
+			// Forget both registrations (without running them: this is
+			// what they run), so nothing piles up on either scope.
+			for _, cancel := range cancels {
+				cancel()
 			}
-			if fromPlugin != nil {
-				fromPlugin()
-			}
+			es.releaseKey(key, "released")
 		})
 	}
 	// One step: both registrations happen here, before the owner escapes.
-	fromPlugin = es.plugin.Effect(o.release)
-	fromAgent = agent.Effect(o.release)
+	// On a disposed scope OnDispose runs the release at once.
+	cancelPlugin := es.plugin.OnDispose(o.release)
+	cancelAgent := agent.OnDispose(o.release)
+	es.mu.Lock()
+	if o.released {
+		es.mu.Unlock()
+		cancelPlugin()
+		cancelAgent()
+		return Owner{o}
+	}
+	o.cancels = []func(){cancelPlugin, cancelAgent}
+	es.owners[key] = o
+	es.mu.Unlock()
 	return Owner{o}
 }
 

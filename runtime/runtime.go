@@ -39,6 +39,7 @@ import (
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/gojaengine"
 	"github.com/codemode/codemode/runtime/internal/source"
+	"github.com/codemode/codemode/runtime/internal/wazeroengine"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -105,7 +106,9 @@ type Options struct {
 	// nothing is logged.
 	Logger *slog.Logger
 	// CacheDir is where the wazero engine keeps its compilation cache. If
-	// empty, the user cache directory.
+	// empty, <user cache dir>/codemode/wazero; "off" disables it. The
+	// QuickJS artifact itself is found through $CODEMODE_QUICKJS_DIR or the
+	// user cache directory (see scripts/fetch-quickjs.sh).
 	CacheDir string
 	// PoolSize is the number of warm per-call environments. If zero, the
 	// engine's default.
@@ -134,7 +137,7 @@ func New(opts Options) (*Runtime, error) {
 		rt.opts.Engine = EngineGoja
 		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
 	case EngineWazero:
-		rt.eng, err = newWazero(rt)
+		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
 	default:
 		return nil, fmt.Errorf("runtime: unknown engine %q (want %q or %q)", opts.Engine, EngineGoja, EngineWazero)
 	}

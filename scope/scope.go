@@ -149,15 +149,35 @@ func (s *Scope) Effect(fn func()) (release func()) {
 	s.effects = append(s.effects, e)
 	s.mu.Unlock()
 	return func() {
-		s.mu.Lock()
-		for i, x := range s.effects {
-			if x == e {
-				s.effects = append(s.effects[:i], s.effects[i+1:]...)
-				break
-			}
-		}
+		s.remove(e)
+		_ = e.run()
+	}
+}
+
+// OnDispose registers fn like Effect, but the returned cancel forgets fn
+// without running it. Use it when fn itself may drop the registration (a
+// release that must not run twice, or recursively).
+func (s *Scope) OnDispose(fn func()) (cancel func()) {
+	e := &effect{fn: fn}
+	s.mu.Lock()
+	if s.disposed {
 		s.mu.Unlock()
 		_ = e.run()
+		return func() {}
+	}
+	s.effects = append(s.effects, e)
+	s.mu.Unlock()
+	return func() { s.remove(e) }
+}
+
+func (s *Scope) remove(e *effect) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, x := range s.effects {
+		if x == e {
+			s.effects = append(s.effects[:i], s.effects[i+1:]...)
+			return
+		}
 	}
 }
 

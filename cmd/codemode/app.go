@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/codemode/codemode/codemode"
@@ -63,6 +64,7 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 			cfg, src = config.Default(exe), "embedded default"
 		}
 	}
+	resolveSelf(cfg)
 	if c.engine != "" {
 		if c.engine != config.EngineGoja && c.engine != config.EngineWazero {
 			return nil, "", fmt.Errorf("--engine: %q is not an engine (want goja or wazero)", c.engine)
@@ -148,4 +150,22 @@ func (a *app) Close() {
 		a.upstream.Close()
 	}
 	a.host.Close()
+}
+
+// resolveSelf lets a config name this binary as "codemode" (the fixture
+// configs run `codemode fakemcp`) even when it is not on PATH: a stdio
+// command "codemode" that PATH cannot resolve is the running executable.
+func resolveSelf(cfg *config.Config) {
+	for name, s := range cfg.Servers {
+		if s.Transport != config.TransportStdio || s.Command != "codemode" {
+			continue
+		}
+		if _, err := exec.LookPath(s.Command); err == nil {
+			continue
+		}
+		if exe, err := os.Executable(); err == nil {
+			s.Command = exe
+			cfg.Servers[name] = s
+		}
+	}
 }

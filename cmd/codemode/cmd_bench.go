@@ -3,9 +3,167 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/codemode/codemode/internal/bench"
 )
 
 func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
-	fmt.Fprintln(env.stderr, "codemode bench: not built yet")
-	return exitFail
+	var (
+		engine, mode, workloads, svg, via string
+		n, warmup, concurrency            int
+		asJSON, sweep                     bool
+		rowTime                           time.Duration
+	)
+	fs := newFlags(env, "bench", "[flags]")
+	fs.StringVar(&engine, "engine", "all", "engine to run: goja, wazero or all (an unavailable engine is reported, not run)")
+	fs.StringVar(&mode, "mode", "all", "environments: per-call, persistent (persistent-in-memory) or all")
+	fs.StringVar(&workloads, "workload", "", "comma-separated `names` (default: "+strings.Join(standardNames(), ",")+"); sweep points too: "+strings.Join(sweepNames(), ","))
+	fs.IntVar(&n, "n", bench.DefaultN, "timed runs per row (heavy sweep points run fewer, at least 10)")
+	fs.IntVar(&warmup, "warmup", 0, "untimed runs per row before timing (default n/10, 2 to 20)")
+	fs.DurationVar(&rowTime, "row-time", bench.DefaultRowTime, "time budget of one row's timed loop: it stops at n runs or this, whichever comes first (at least 10 runs); 0 for none")
+	fs.IntVar(&concurrency, "concurrency", 1, "workers running at once, each its own agent")
+	fs.BoolVar(&asJSON, "json", false, "print one JSON document on stdout instead of the table")
+	fs.StringVar(&svg, "svg", "", "also write an SVG chart to `file`")
+	fs.BoolVar(&sweep, "sweep", false, "add the growth sweep: calls with 1, 10, 100, 1000 nested calls; repl with 1k, 10k, 100k records")
+	fs.StringVar(&via, "via", "", "set to `mcp` to measure code_run round trips through codemode serve over stdio (its own process, and the fake MCP server as another) instead of in process")
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.stderr, "codemode bench: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	opts := bench.Options{N: n, Warmup: warmup, Concurrency: concurrency, Sweep: sweep, RowTime: rowTime}
+	if rowTime == 0 {
+		opts.RowTime = -1 // Options: negative means no bound
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(env.stderr, "codemode bench: "+format+"\n", a...)
+		return exitUsage
+	}
+	switch engine {
+	case "all", "":
+	case "goja", "wazero":
+		opts.Engines = []string{engine}
+	default:
+		return usageErr("--engine: %q is not an engine (want goja, wazero or all)", engine)
+	}
+	switch mode {
+	case "all", "":
+	case bench.ModePerCall:
+		opts.Modes = []string{bench.ModePerCall}
+	case bench.ModePersistent, "persistent-in-memory":
+		opts.Modes = []string{bench.ModePersistent}
+	default:
+		return usageErr("--mode: %q is not a mode (want per-call, persistent or all)", mode)
+	}
+	switch via {
+	case "":
+	case bench.ViaMCP:
+		opts.Via = bench.ViaMCP
+	default:
+		return usageErr("--via: %q is not supported (want mcp)", via)
+	}
+	if n < 1 || concurrency < 1 || warmup < 0 || rowTime < 0 {
+		return usageErr("--n and --concurrency must be at least 1, --warmup and --row-time at least 0")
+	}
+	if workloads != "" {
+		ws, err := bench.ParseWorkloads(workloads)
+		if err != nil {
+			return usageErr("--workload: %v", err)
+		}
+		opts.Workloads = ws
+	}
+	if isTerminal(env.stderr) {
+		opts.Progress = env.stderr
+	}
+
+	rep, err := bench.Run(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode bench: %v\n", err)
+		return exitFail
+	}
+	if asJSON {
+		err = rep.WriteJSON(env.stdout)
+	} else {
+		err = rep.WriteTable(env.stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode bench: %v\n", err)
+		return exitFail
+	}
+	if svg != "" {
+		if err := writeSVG(rep, svg); err != nil {
+			fmt.Fprintf(env.stderr, "codemode bench: %v\n", err)
+			return exitFail
+		}
+	}
+	if asJSON {
+		// The table prints these itself; with --json stdout is the
+		// document, so say it on stderr.
+		for _, e := range rep.Engines {
+			if !e.Available {
+				fmt.Fprintf(env.stderr, "%s: unavailable (%s)\n", e.Name, e.Reason)
+			}
+		}
+	}
+	if rep.Failed() {
+		if asJSON {
+			for _, row := range rep.Rows {
+				if row.Error != "" {
+					fmt.Fprintf(env.stderr, "FAIL %s %s %s: %s\n", row.Engine, row.Mode, row.Workload, row.Error)
+				}
+			}
+		}
+		return exitFail
+	}
+	return exitOK
+}
+
+func writeSVG(rep *bench.Report, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the chart: %w", err)
+	}
+	if err := rep.WriteSVG(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the chart: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing the chart: %w", err)
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device (a terminal), where a
+// progress line rewritten with \r belongs; never a pipe or a file.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func standardNames() []string {
+	var out []string
+	for _, w := range bench.Workloads() {
+		out = append(out, w.Name)
+	}
+	return out
+}
+
+// sweepNames are the sweep points that are not standard workloads.
+func sweepNames() []string {
+	var out []string
+	for _, w := range bench.SweepWorkloads() {
+		if !bench.IsStandard(w.Name) {
+			out = append(out, w.Name)
+		}
+	}
+	return out
 }

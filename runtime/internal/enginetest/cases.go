@@ -1,0 +1,356 @@
+package enginetest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/source"
+	"github.com/codemode/codemode/tools"
+)
+
+var valueCases = []Case{
+	{Name: "number", Code: "return 1 + 1", Want: 2},
+	{Name: "object", Code: "return {a: [1, 'x', null], b: true, c: {d: 1.5}}", Want: map[string]any{"a": []any{1, "x", nil}, "b": true, "c": map[string]any{"d": 1.5}}},
+	{Name: "no return", Code: "const x = 1", Want: nil},
+	{Name: "undefined", Code: "return undefined", Want: nil},
+	{Name: "unicode", Code: "return 'héllo ✓ 日本'", Want: "héllo ✓ 日本"},
+	{Name: "top-level await", Code: "const x = await Promise.resolve(41)\nreturn x + 1", Want: 42},
+	{Name: "date", Code: "return new Date(0)", Want: "1970-01-01T00:00:00.000Z"},
+	{Name: "nested function dropped", Code: "return [1, () => 1, {f() {}}]", Want: []any{1, nil, map[string]any{}}},
+	{Name: "NaN is null", Code: "return [NaN, Infinity]", Want: []any{nil, nil}},
+	{Name: "use strict", Code: "'use strict'\nreturn (function () { return this === undefined })()", Want: true},
+	{Name: "async functions", Code: "async function f(x) { await null; return x * 2 }\nreturn await Promise.all([f(1), f(2)])", Want: []any{2, 4}},
+	{Name: "queueMicrotask", Code: "let n = 0\nqueueMicrotask(() => n++)\nawait null\nreturn n", Want: 1},
+	{Name: "per-call globals do not leak", Code: "return typeof leaked", Want: "undefined"},
+}
+
+var logCases = []Case{
+	{
+		Name:     "levels in order",
+		Code:     "console.log('a', 1, {b: 2}); console.info('i'); console.warn('w'); console.error('e'); console.debug('d'); return 1",
+		Want:     1,
+		WantLogs: []string{"log: a 1 { b: 2 }", "info: i", "warn: w", "error: e", "debug: d"},
+	},
+	{
+		Name:     "interleaved with tool calls",
+		Code:     "console.log(1); await tools.echo({}); console.log(2); await tools.noop(); console.log(3)",
+		WantLogs: []string{"log: 1", "log: 2", "log: 3"},
+	},
+	{
+		Name:     "formatting",
+		Code:     "console.log([1, 'a', [2, [3]]], null, undefined, true, 'raw'); console.log('%s is %d', 'x', 5); console.log({k: 'v', 'a-b': 1n})",
+		WantLogs: []string{"log: [ 1, 'a', [ 2, [ 3 ] ] ] null undefined true raw", "log: x is 5", "log: { k: 'v', 'a-b': 1n }"},
+	},
+	{
+		Name: "streamed as it happens",
+		Code: "console.log('before'); return await tools.seen({})",
+		Want: []any{"log: before"},
+	},
+	{
+		Name: "cyclic value logs",
+		Code: "const a = {x: 1}; a.self = a; console.log(a)",
+		Check: func(t *testing.T, o *Outcome) {
+			if len(o.Logs) != 1 || !strings.Contains(o.Logs[0], "Circular") {
+				t.Errorf("got logs %q, want one line showing [Circular]", o.Logs)
+			}
+		},
+	},
+	{
+		Name: "error logs with its message",
+		Code: "console.error(new Error('boom'))",
+		Check: func(t *testing.T, o *Outcome) {
+			if len(o.Logs) != 1 || !strings.HasPrefix(o.Logs[0], "error: Error: boom") {
+				t.Errorf("got logs %q, want one line starting with \"error: Error: boom\"", o.Logs)
+			}
+		},
+	},
+}
+
+var tsCases = []Case{
+	{Name: "annotations", Code: "const x: number = 41\ninterface A { b: string }\nreturn x + 1", Want: 42},
+	{Name: "generics", Code: "function f<T>(a: T): T { return a }\nreturn f<string>('s')", Want: "s"},
+	{Name: "as and await", Code: "const r = (await tools.echo({n: 1})) as {n: number}\nreturn r.n", Want: 1},
+	{Name: "enum", Code: "enum Color { Red, Green }\nreturn Color.Green", Want: 1},
+	{Name: "syntax error position", Code: "const x: number = 1\nconst y: string = ;", WantCode: tools.CodeSyntaxError, WantLine: 2},
+	{Name: "runtime error line", Code: "const x: number = 1\n\nthrow new Error('ts boom')", WantCode: tools.CodeRuntimeError, WantMsg: "ts boom", WantLine: 3},
+}
+
+var syntaxCases = []Case{
+	{Name: "position", Code: "let x = ;", WantCode: tools.CodeSyntaxError, WantLine: 1, WantColumn: 9},
+	{Name: "later line", Code: "const a = 1\n\n  foo bar", WantCode: tools.CodeSyntaxError, WantLine: 3},
+	{Name: "unterminated", Code: "return 1\nlet y = {", WantCode: tools.CodeSyntaxError, WantLine: 2},
+	{Name: "early error from the evaluator", Code: "let a = 1\nlet a = 2", WantCode: tools.CodeSyntaxError, WantLine: 2},
+	{Name: "escaping the wrapper", Code: "}); globalThis.escaped = 1; (async function(){", WantCode: tools.CodeSyntaxError},
+	{Name: "dynamic import", Code: "const m = await import('fs')", WantCode: tools.CodeSyntaxError, WantMsg: "import"},
+}
+
+var errorCases = []Case{
+	{Name: "throw", Code: "throw new Error('boom')", WantCode: tools.CodeRuntimeError, WantMsg: "Error: boom", WantLine: 1, Check: func(t *testing.T, o *Outcome) {
+		if s, _ := o.Err.Info["stack"].(string); !strings.Contains(s, ScriptName+":1:") {
+			t.Errorf("got stack %q, want a frame at %s:1", s, ScriptName)
+		}
+	}},
+	{Name: "type error in function", Code: "\nfunction f() { return null.x }\nf()", WantCode: tools.CodeRuntimeError, WantMsg: "TypeError", WantLine: 2},
+	{Name: "throw string", Code: "throw 'str'", WantCode: tools.CodeRuntimeError, WantMsg: "str"},
+	{Name: "rejection", Code: "await Promise.reject(new RangeError('r'))", WantCode: tools.CodeRuntimeError, WantMsg: "RangeError: r"},
+	{Name: "program error with a code stays a runtime error", Code: "throw Object.assign(new Error('x'), {code: 'DENIED'})", WantCode: tools.CodeRuntimeError},
+	{Name: "cyclic return", Code: "const a = {}; a.a = a; return a", WantCode: tools.CodeRuntimeError, WantMsg: "cycle"},
+	{Name: "bigint return", Code: "return 10n", WantCode: tools.CodeRuntimeError, WantMsg: "BigInt"},
+	{Name: "nested bigint return", Code: "return {a: [1n]}", WantCode: tools.CodeRuntimeError, WantMsg: "BigInt"},
+	{Name: "function return", Code: "return () => 1", WantCode: tools.CodeRuntimeError, WantMsg: "function"},
+	{Name: "never settles", Code: "await new Promise(() => {})", WantCode: tools.CodeRuntimeError, WantMsg: "never settle", Timeout: 30 * time.Second, Check: func(t *testing.T, o *Outcome) {
+		if o.Elapsed > 5*time.Second {
+			t.Errorf("took %v; a promise with nothing in flight must fail at once", o.Elapsed)
+		}
+	}},
+	{Name: "never settles after a call", Code: "await tools.echo({})\nawait new Promise(() => {})", WantCode: tools.CodeRuntimeError, WantMsg: "never settle"},
+}
+
+var bindingCases = []Case{
+	{Name: "echo", Code: "return await tools.echo({a: 1})", Want: map[string]any{"a": 1}},
+	{Name: "no arguments", Code: "return await tools.echo()", Want: map[string]any{}},
+	{Name: "exact name with dash and dot", Code: "return await tools['my-tool.v2']({})", Want: "my-tool.v2"},
+	{Name: "mcp name", Code: "return await tools.mcp__fake__ticker({})", Want: "mcp__fake__ticker"},
+	{Name: "undefined result", Code: "return await tools.noop({})", Want: nil},
+	{Name: "unknown name reaches the registry", Code: "await tools.nope({})", WantCode: tools.CodeUnknownTool, WantMsg: "did you mean"},
+	{Name: "unknown name is a function", Code: "return typeof tools['no such tool']", Want: "function"},
+	{Name: "rejection is catchable with code", Code: "try { await tools.fail({}) } catch (e) { return [e instanceof Error, e.code, e.message] }", Want: []any{true, "DENIED", "denied by policy"}},
+	{Name: "uncaught rejection keeps the code", Code: "await tools.fail({})", WantCode: tools.CodeDenied, WantMsg: "denied by policy"},
+	{Name: "rethrown rejection keeps the code", Code: "try { await tools.fail({}) } catch (e) { throw e }", WantCode: tools.CodeDenied},
+	{Name: "rejection info", Code: "try { await tools.nope({}) } catch (e) { return e.info.suggestions }", Want: []any{"echo"}},
+	{Name: "then is undefined", Code: "return [typeof tools.then, typeof tools.toJSON, String(tools)]", Want: []any{"undefined", "undefined", "[object Object]"}},
+	{Name: "awaiting tools itself", Code: "const t = await tools; return t === tools", Want: true},
+	{Name: "keys list the tools", Code: "return Object.keys(tools).sort()", Want: []any{"barrier", "echo", "fail", "mcp__fake__ticker", "my-tool.v2", "noop", "seen", "slow"}},
+	{Name: "in operator", Code: "return ['echo' in tools, 'nope' in tools]", Want: []any{true, false}},
+	{Name: "arguments must be JSON", Code: "const a = {}; a.a = a\ntry { await tools.echo(a) } catch (e) { return e.code }", Want: "INVALID_ARGUMENTS"},
+	{Name: "ten sequential calls", Code: "const out = []\nfor (let i = 0; i < 10; i++) out.push((await tools.echo({i})).i)\nreturn out", Want: []any{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	{Name: "Promise.all runs calls concurrently", Code: "return await Promise.all([tools.barrier({}), tools.barrier({})])", Want: []any{"ok", "ok"}, Timeout: 3 * time.Second},
+	{Name: "Promise.all of results", Code: "const r = await Promise.all([1, 2, 3].map(n => tools.echo({n})))\nreturn r.map(x => x.n)", Want: []any{1, 2, 3}},
+	{Name: "binding kept across calls", Code: "const f = tools.echo\nreturn [await f({a: 1}), tools.echo === tools.echo]", Want: []any{map[string]any{"a": 1}, true}},
+}
+
+// hostileCases each end with their code within the deadline plus Grace,
+// and the engine runs the next program fine.
+var hostileCases = []Case{
+	{Name: "busy loop", Code: "for (;;) {}", WantCode: tools.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "busy loop catching", Code: "for (;;) { try { for (;;) {} } catch (e) {} }", WantCode: tools.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "async busy loop", Code: "for (;;) await null", WantCode: tools.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "busy loop after a call", Code: "await tools.echo({})\nfor (;;) {}", WantCode: tools.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "deep recursion", Code: "function f(n) { return f(n + 1) + 1 }\nreturn f(0)", WantCode: tools.CodeStackOverflow, Hostile: true},
+	{Name: "array bomb", Code: "const a = []\nfor (;;) a.push(new Array(100000).fill(1))", WantCodes: memoryCodes, Hostile: true, Timeout: 10 * time.Second},
+	{Name: "string bomb", Code: "let s = 'x'\nconst keep = []\nfor (;;) { s = s + s; keep.push(s) }", WantCodes: memoryCodes, Hostile: true, Timeout: 10 * time.Second},
+	{Name: "string repeat bomb", Code: "return 'x'.repeat(2 ** 30).length", WantCodes: memoryCodes, Hostile: true, Timeout: 10 * time.Second},
+	{Name: "object bomb", Code: "const o = {}\nfor (let i = 0; ; i++) o['k' + i] = {i, s: 'v' + i}", WantCodes: memoryCodes, Hostile: true, Timeout: 10 * time.Second, Slow: true},
+	{Name: "typed array bomb", Code: "const a = []\nfor (;;) a.push(new Uint8Array(1 << 20))", WantCodes: memoryCodes, Hostile: true, Timeout: 10 * time.Second},
+	{Name: "huge array buffer", Code: "return new ArrayBuffer(2 ** 40).byteLength", WantCodes: memoryCodes, Hostile: true},
+	{Name: "huge typed array", Code: "return new Float64Array(2 ** 37).length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "huge fill", Code: "return new Array(2 ** 31).fill(0).length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "huge join", Code: "return new Array(2 ** 31).join('abc').length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "require", Code: "const fs = require('fs')", WantCode: tools.CodeRuntimeError, WantMsg: "tool", Hostile: true},
+	{Name: "fetch", Code: "await fetch('https://example.com')", WantCode: tools.CodeRuntimeError, WantMsg: "network", Hostile: true},
+	{Name: "setTimeout", Code: "await new Promise(r => setTimeout(r, 10))", WantCode: tools.CodeRuntimeError, WantMsg: "timers", Hostile: true},
+	{Name: "process.exit", Code: "process.exit(1)", WantCode: tools.CodeRuntimeError, Hostile: true},
+	{Name: "host probes", Code: "return [typeof process, typeof Deno, typeof Bun, typeof require, typeof fetch, typeof setTimeout]", Want: []any{"undefined", "undefined", "undefined", "function", "function", "function"}, Hostile: true},
+	{Name: "global via Function", Code: "const g = Function('return this')()\nreturn [typeof g, typeof g.process, typeof g.tools, g === globalThis]", Want: []any{"object", "undefined", "object", true}, Hostile: true},
+	{Name: "source map comment in eval", Code: "return eval('1 + 1\\n//# sourceMappingURL=/dev/zero')", Want: 2, Hostile: true},
+	{Name: "promise storm", Code: "const ps = []\nfor (let i = 0; i < 100000; i++) ps.push(tools.echo({i}))\nawait Promise.all(ps)", WantCodes: []tools.Code{tools.CodeSubcallLimit, tools.CodeMemoryLimit}, Hostile: true, Timeout: 20 * time.Second, MemoryLimit: 512 << 20},
+	{Name: "huge log", Code: "for (let i = 0; i < 100000; i++) console.log('line ' + i)\nreturn 'done'", Want: "done", Hostile: true, Timeout: 20 * time.Second, Check: func(t *testing.T, o *Outcome) {
+		if n := o.Tools.LogCount(); n != 100000 {
+			t.Errorf("got %d log lines, want 100000", n)
+		}
+	}},
+	{Name: "never settles", Code: "await new Promise(() => {})", WantCode: tools.CodeRuntimeError, Hostile: true},
+	{Name: "cyclic return", Code: "const a = [1]; a.push(a); return a", WantCode: tools.CodeRuntimeError, Hostile: true},
+	{Name: "bigint return", Code: "return 2n ** 64n", WantCode: tools.CodeRuntimeError, Hostile: true},
+	{Name: "long built-in", Code: "const a = []\nfor (let i = 0; i < 3e5; i++) a.push(String(-i))\nfor (;;) a.slice().sort()", WantCodes: []tools.Code{tools.CodeTimeout, tools.CodeMemoryLimit}, Timeout: 300 * time.Millisecond, Hostile: true, Slow: true},
+}
+
+// memoryCodes: a memory bomb ends with MEMORY_LIMIT, or with a RangeError
+// when the engine refuses the allocation up front.
+var memoryCodes = []tools.Code{tools.CodeMemoryLimit, tools.CodeRuntimeError}
+
+var scenarios = []Scenario{
+	{Name: "let redeclared", Steps: []Step{
+		{Code: "let x = 1; return x", Want: 1, WantGlobals: []string{"x"}},
+		{Code: "let x = 2; return x", Want: 2},
+		{Code: "return x", Want: 2},
+		{Code: "let x; return x", Want: nil},
+	}},
+	{Name: "const", Steps: []Step{
+		{Code: "const c = 1", WantGlobals: []string{"c"}},
+		{Code: "return c", Want: 1},
+		{Code: "const c = 5; return c", Want: 5},
+	}},
+	{Name: "functions bind late", Steps: []Step{
+		{Code: "function f() { return 1 }\nfunction g() { return f() }", WantGlobals: []string{"f", "g"}},
+		{Code: "return g()", Want: 1},
+		{Code: "function f() { return 2 }", Want: nil},
+		{Code: "return g()", Want: 2},
+	}},
+	{Name: "function hoisting", Steps: []Step{
+		{Code: "return h()\nfunction h() { return 'hoisted' }", Want: "hoisted"},
+		{Code: "return h()", Want: "hoisted"},
+		{Code: "const v = await k(3)\nreturn v\nasync function k(n) { return (await tools.echo({n})).n * 2 }", Want: 6},
+	}},
+	{Name: "class", Steps: []Step{
+		{Code: "class A { m() { return 7 } }", WantGlobals: []string{"A"}},
+		{Code: "return new A().m()", Want: 7},
+		{Code: "class A { m() { return 8 } }\nreturn new A().m()", Want: 8},
+	}},
+	{Name: "destructuring", Steps: []Step{
+		{Code: "const {a, b: [c], ...rest} = {a: 1, b: [2], d: 4}\nlet [p, , q = 9] = [5, 6]", WantGlobals: []string{"a", "c", "rest", "p", "q"}},
+		{Code: "return [a, c, rest, p, q]", Want: []any{1, 2, map[string]any{"d": 4}, 5, 9}},
+	}},
+	{Name: "top-level await", Steps: []Step{
+		{Code: "const v = await tools.echo({v: 1})"},
+		{Code: "return v", Want: map[string]any{"v": 1}},
+	}},
+	{Name: "var in loops", Steps: []Step{
+		{Code: "for (var i = 0; i < 3; i++) {}\nfor (var k of ['a', 'b']) {}\nif (true) var z = 'z'"},
+		{Code: "return [i, k, z]", Want: []any{3, "b", "z"}},
+	}},
+	{Name: "block scope untouched", Steps: []Step{
+		{Code: "{ let inner = 1; const c2 = 2 }\nfor (let j = 0; j < 1; j++) {}"},
+		{Code: "return [typeof inner, typeof c2, typeof j]", Want: []any{"undefined", "undefined", "undefined"}},
+	}},
+	{Name: "declarations survive a throw", Steps: []Step{
+		{Code: "let kept = 1\nthrow new Error('x')", WantCode: tools.CodeRuntimeError},
+		{Code: "return kept", Want: 1},
+	}},
+	{Name: "state across runs", Steps: []Step{
+		{Code: "const records = []\nfor (let i = 0; i < 1000; i++) records.push({id: i, even: i % 2 === 0})"},
+		{Code: "return records.filter(r => r.even).length", Want: 500},
+		{Code: "records.push({id: 1000, even: true}); return records.length", Want: 1001},
+	}},
+	{Name: "typescript", Steps: []Step{
+		{Code: "const n: number = 3\nfunction sq(x: number): number { return x * x }", WantGlobals: []string{"n", "sq"}},
+		{Code: "return sq(n)", Want: 9},
+	}},
+	{Name: "use strict", Steps: []Step{
+		{Code: "'use strict'\nlet s = 1\nfunction sf() { return this === undefined }"},
+		{Code: "return [s, sf()]", Want: []any{1, true}},
+	}},
+}
+
+var specialTests = []struct {
+	name string
+	f    func(t *testing.T, eng engine.Engine)
+}{
+	{"in-flight calls are cancelled when the program ends", func(t *testing.T, eng engine.Engine) {
+		ft := NewFakeTools()
+		o := Exec(t, eng, "tools.slow({})\nreturn 1", ExecOptions{Tools: ft})
+		if o.Err != nil || string(o.Value) != "1" {
+			t.Fatalf("got %s, %v; want 1", o.Value, o.Err)
+		}
+		err, werr := recv(ft.SlowEnded, 5*time.Second)
+		if werr != nil || err == nil {
+			t.Errorf("slow call: got ctx error %v (%v), want cancelled", err, werr)
+		}
+	}},
+	{"in-flight calls are cancelled at the deadline", func(t *testing.T, eng engine.Engine) {
+		ft := NewFakeTools()
+		o := Exec(t, eng, "await tools.slow({})", ExecOptions{Tools: ft, Timeout: 200 * time.Millisecond})
+		if o.Err == nil || o.Err.Code != tools.CodeTimeout {
+			t.Fatalf("got %s, %v; want TIMEOUT", o.Value, o.Err)
+		}
+		if _, werr := recv(ft.SlowEnded, 5*time.Second); werr != nil {
+			t.Errorf("slow call was not cancelled: %v", werr)
+		}
+	}},
+	{"context cancellation", func(t *testing.T, eng engine.Engine) {
+		s := mustPrepare(t, "for (;;) {}", false)
+		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		ft := NewFakeTools()
+		done := make(chan engine.Result, 1)
+		go func() {
+			done <- env.Run(ctx, &engine.Job{Script: s.JS, Name: ScriptName, LineOffset: s.LineOffset, Call: ft.Call, Log: func(string, string) {}, Deadline: time.Now().Add(time.Minute)})
+		}()
+		cancel()
+		res, werr := recv(done, 5*time.Second)
+		if werr != nil {
+			t.Fatal("Run did not return after cancellation")
+		}
+		if res.Err == nil || res.Err.Code != tools.CodeCancelled {
+			t.Errorf("got %v, want CANCELLED", res.Err)
+		}
+	}},
+	{"close aborts a run", func(t *testing.T, eng engine.Engine) {
+		s := mustPrepare(t, "console.log('started')\nfor (;;) {}", false)
+		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ft := NewFakeTools()
+		started := make(chan struct{}, 1)
+		done := make(chan engine.Result, 1)
+		go func() {
+			done <- env.Run(context.Background(), &engine.Job{Script: s.JS, Name: ScriptName, LineOffset: s.LineOffset, Call: ft.Call, Log: func(string, string) { started <- struct{}{} }, Deadline: time.Now().Add(time.Minute)})
+		}()
+		if _, werr := recv(started, 5*time.Second); werr != nil {
+			t.Fatal("program did not start")
+		}
+		env.Close()
+		res, werr := recv(done, 5*time.Second)
+		if werr != nil {
+			t.Fatal("Run did not return after Close")
+		}
+		if res.Err == nil {
+			t.Errorf("got value %s, want an error", res.Value)
+		}
+		if env.Usable() {
+			t.Error("environment usable after Close")
+		}
+	}},
+	{"per-call environment runs one program", func(t *testing.T, eng engine.Engine) {
+		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		o := Exec(t, eng, "globalThis.leaked = 1; return 1", ExecOptions{Env: env})
+		if o.Err != nil {
+			t.Fatalf("got %v", o.Err)
+		}
+		if env.Usable() {
+			t.Error("per-call environment still usable after its program")
+		}
+		if o := Exec(t, eng, "return typeof leaked", ExecOptions{}); string(o.Value) != `"undefined"` {
+			t.Errorf("fresh environment sees %s, want \"undefined\"", o.Value)
+		}
+	}},
+	{"persistent environment survives a timeout", func(t *testing.T, eng engine.Engine) {
+		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		Exec(t, eng, "let before = 'kept'", ExecOptions{Env: env})
+		o := Exec(t, eng, "for (;;) {}", ExecOptions{Env: env, Timeout: 200 * time.Millisecond})
+		if o.Err == nil || o.Err.Code != tools.CodeTimeout {
+			t.Fatalf("got %v, want TIMEOUT", o.Err)
+		}
+		if !env.Usable() {
+			t.Skip("engine discards a persistent environment after a timeout")
+		}
+		if o := Exec(t, eng, "return before", ExecOptions{Env: env}); string(o.Value) != `"kept"` {
+			t.Errorf("got %s, %v; want \"kept\"", o.Value, o.Err)
+		}
+	}},
+}
+
+func mustPrepare(t *testing.T, code string, persistent bool) *source.Script {
+	t.Helper()
+	o, err := source.Prepare(code, persistent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

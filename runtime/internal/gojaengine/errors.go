@@ -1,0 +1,154 @@
+package gojaengine
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+
+	"github.com/codemode/codemode/tools"
+)
+
+// fail maps an error out of the VM to the run's outcome.
+func (r *run) fail(err error) *tools.Error {
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	var ex *goja.Exception
+	if errors.As(err, &ie) || errors.As(err, &so) {
+		// goja leaves a VM whose run was aborted by an uncatchable error
+		// with a stale call stack: later runs never execute promise jobs.
+		r.abrupt = true
+	}
+	switch {
+	case errors.As(err, &ie):
+		if e, ok := ie.Value().(*tools.Error); ok {
+			return e
+		}
+		return r.killedErr()
+	case errors.As(err, &so):
+		return &tools.Error{
+			Code:    tools.CodeStackOverflow,
+			Message: "Maximum call stack size exceeded: the program recursed deeper than " + strconv.Itoa(r.st.depth) + " calls",
+			Info:    r.positionInfo(so.String()),
+		}
+	case errors.As(err, &ex):
+		return r.thrown(ex.Value())
+	}
+	return &tools.Error{Code: tools.CodeInternal, Message: "gojaengine: " + err.Error(), Err: err}
+}
+
+// thrown maps an uncaught exception or rejection. A rejection of a tool
+// binding keeps the tool call's code; anything else is RUNTIME_ERROR.
+func (r *run) thrown(v goja.Value) *tools.Error {
+	obj, _ := v.(*goja.Object)
+	if obj != nil {
+		stack := ""
+		if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) {
+			stack = s.String()
+		}
+		if code, ok := r.st.bindingErrs[obj]; ok {
+			e := &tools.Error{Code: code, Message: obj.Get("message").String()}
+			if info := obj.Get("info"); info != nil && !goja.IsUndefined(info) {
+				if m, ok := info.Export().(map[string]any); ok {
+					e.Info = m
+				}
+			}
+			return e
+		}
+		if msg := obj.Get("message"); msg != nil && !goja.IsUndefined(msg) {
+			name := "Error"
+			if n := obj.Get("name"); n != nil && !goja.IsUndefined(n) {
+				name = n.String()
+			}
+			return &tools.Error{Code: tools.CodeRuntimeError, Message: name + ": " + msg.String(), Info: r.positionInfo(stack)}
+		}
+	}
+	desc := ""
+	if out, err := r.st.stringify(goja.Undefined(), v); err == nil && out != nil && !goja.IsUndefined(out) {
+		desc = out.String()
+	} else if v != nil {
+		desc = v.String()
+	}
+	return &tools.Error{Code: tools.CodeRuntimeError, Message: "Uncaught " + desc}
+}
+
+// stackPos matches a position in a goja stack trace: "name:line:col(pc)".
+var stackPos = regexp.MustCompile(`([^\s()]+):(\d+):(\d+)(?:\(\d+\))?`)
+
+// positionInfo rewrites a goja stack to the user's lines (dropping goja's
+// program counters) and extracts the innermost position in the program.
+func (r *run) positionInfo(stack string) map[string]any {
+	if stack == "" {
+		return nil
+	}
+	info := map[string]any{}
+	name := r.job.Name
+	stack = stackPos.ReplaceAllStringFunc(stack, func(m string) string {
+		sm := stackPos.FindStringSubmatch(m)
+		if sm[1] != name && !strings.HasSuffix(sm[1], ".ts") {
+			return m
+		}
+		line, _ := strconv.Atoi(sm[2])
+		col, _ := strconv.Atoi(sm[3])
+		line -= r.job.LineOffset
+		if line < 1 {
+			line = 1
+		}
+		if _, ok := info["line"]; !ok {
+			info["line"], info["column"] = line, col
+		}
+		return sm[1] + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
+	})
+	info["stack"] = stack
+	return info
+}
+
+func jsonError(msg string) *tools.Error {
+	low := strings.ToLower(msg)
+	switch {
+	case strings.Contains(low, "circular"):
+		return tools.Errorf(tools.CodeRuntimeError, "the return value contains a cycle (an object that refers to itself), which JSON cannot represent: %s", msg)
+	case strings.Contains(low, "bigint"):
+		return tools.Errorf(tools.CodeRuntimeError, "the return value contains a BigInt, which JSON cannot represent; convert it with String() or Number(): %s", msg)
+	}
+	return tools.Errorf(tools.CodeRuntimeError, "the return value cannot be converted to JSON: %s", msg)
+}
+
+// syntaxErr maps a parse or compile error of the script to SYNTAX_ERROR at
+// the user's line.
+func syntaxErr(err error, lineOffset int) *tools.Error {
+	line, col, msg := 0, 0, err.Error()
+	var list parser.ErrorList
+	var ce *goja.CompilerSyntaxError
+	switch {
+	case errors.As(err, &list) && len(list) > 0:
+		line, col, msg = list[0].Position.Line, list[0].Position.Column, list[0].Message
+	case errors.As(err, &ce):
+		if ce.File != nil {
+			p := ce.File.Position(ce.Offset)
+			line, col = p.Line, p.Column
+		}
+		msg = ce.Message
+	}
+	line -= lineOffset
+	if line < 1 {
+		line = 1
+	}
+	return &tools.Error{
+		Code:    tools.CodeSyntaxError,
+		Message: "SyntaxError: " + msg + " (line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col) + ")",
+		Info:    map[string]any{"line": line, "column": col},
+		Err:     err,
+	}
+}
+
+func ctxError(ctx context.Context) *tools.Error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &tools.Error{Code: tools.CodeTimeout, Message: "the program exceeded its deadline", Err: ctx.Err()}
+	}
+	return &tools.Error{Code: tools.CodeCancelled, Message: "the run was cancelled", Err: ctx.Err()}
+}

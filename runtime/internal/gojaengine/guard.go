@@ -1,0 +1,256 @@
+package gojaengine
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/codemode/codemode/tools"
+)
+
+// guard is the memory watchdog. goja allocates from the Go heap with no
+// per-runtime accounting, so the guard watches the whole process instead:
+// while at least one program runs it samples the heap every interval, and
+// when the heap has grown past a run's baseline by more than the run's
+// budget, it interrupts one run with MEMORY_LIMIT, waits for that run to let
+// go of its VM, collects, and goes on.
+//
+// "Grown" has to see through garbage. The baseline is the heap objects
+// (live plus not-yet-swept garbage) when the run starts, an upper bound of
+// the live heap then. A run is over budget when the live heap marked by a
+// GC cycle that ended after the run started exceeds baseline + budget, or,
+// The baseline follows the heap objects down whenever they drop below it, so
+// memory freed during the run does not widen its budget. And when the heap
+// objects (fresh, but including garbage) exceed baseline +
+// budget, the guard starts a GC cycle at once instead of waiting for the
+// pacer's next one (which can be far: the pacer lets the heap double), and
+// the live figure of that cycle decides. Forced cycles run on their own
+// goroutine, one at a time: a forced cycle waits for the whole heap to be
+// swept, and the guard must keep sampling meanwhile. A program that only
+// churns garbage costs an extra GC cycle now and then, never a kill.
+//
+// What it does and does not promise:
+//
+//   - Attribution is a heuristic. The heap is shared, so the guard blames,
+//     among the runs over budget, the one that has spent the most time
+//     executing JavaScript (a run parked on a tool call allocates nothing).
+//     A bomb running next to quiet programs is the one killed; two heavy
+//     programs running together can be blamed for each other's memory.
+//   - It limits growth during a run, not what a persistent environment
+//     retains between runs. Garbage present when a run starts widens that
+//     run's budget by as much (the baseline errs on the generous side, so a
+//     run is never blamed for a neighbour's garbage or for an abandoned VM
+//     still holding memory).
+//   - Overshoot: a run is caught when the GC cycle started after it crossed
+//     its budget ends, so it overshoots by what it allocates during one
+//     cycle (its own live heap slows it down through GC assists), plus
+//     whatever one uninterruptible operation allocates
+//     (a string concatenation doubling a huge string; the built-ins that
+//     could allocate without bound are size-checked first, see the prelude).
+//     BenchmarkMemoryGuardOvershoot measures it.
+//   - It cannot stop a runaway built-in; the run is abandoned at the
+//     deadline and the memory comes back when the built-in returns.
+type guard struct {
+	interval time.Duration
+
+	mu   sync.Mutex
+	runs map[*run]struct{}
+	wake chan struct{}
+
+	gcBusy atomic.Bool    // a forced GC is in flight
+	gcWG   sync.WaitGroup // forced GCs, waited for when the guard stops
+
+	statsMu sync.Mutex
+	kills   []killRecord // recent kills, for tests and benchmarks
+}
+
+// killRecord describes one MEMORY_LIMIT kill.
+type killRecord struct {
+	heap, live, baseline uint64
+	limit                int64
+}
+
+// heapSample is one reading of the heap figures.
+type heapSample struct{ objects, live, cycles uint64 }
+
+func newGuard(interval time.Duration) *guard {
+	return &guard{interval: interval, runs: map[*run]struct{}{}, wake: make(chan struct{}, 1)}
+}
+
+const (
+	objectsMetric = "/memory/classes/heap/objects:bytes" // live + unswept
+	liveMetric    = "/gc/heap/live:bytes"                // marked live by the last GC
+	cyclesMetric  = "/gc/cycles/total:gc-cycles"
+)
+
+// readHeap reads both figures. Reading runtime/metrics does not stop the
+// world.
+func readHeap(s []metrics.Sample) heapSample {
+	metrics.Read(s)
+	var h heapSample
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		h.objects = s[0].Value.Uint64()
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		h.live = s[1].Value.Uint64()
+	}
+	if s[2].Value.Kind() == metrics.KindUint64 {
+		h.cycles = s[2].Value.Uint64()
+	}
+	return h
+}
+
+func newSamples() []metrics.Sample {
+	return []metrics.Sample{{Name: objectsMetric}, {Name: liveMetric}, {Name: cyclesMetric}}
+}
+
+func (g *guard) add(r *run) {
+	h := readHeap(newSamples())
+	r.baseline, r.startCycles = h.objects, h.cycles
+	g.mu.Lock()
+	g.runs[r] = struct{}{}
+	first := len(g.runs) == 1
+	g.mu.Unlock()
+	if first {
+		select {
+		case g.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (g *guard) remove(r *run) {
+	g.mu.Lock()
+	delete(g.runs, r)
+	g.mu.Unlock()
+}
+
+func (g *guard) active() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.runs)
+}
+
+// collect starts a GC on another goroutine unless one is in flight: a
+// forced cycle waits for the whole heap to be swept, and the guard must keep
+// sampling while a bomb goes on.
+func (g *guard) collect() {
+	if !g.gcBusy.CompareAndSwap(false, true) {
+		return
+	}
+	g.gcWG.Add(1)
+	go func() {
+		defer g.gcWG.Done()
+		defer g.gcBusy.Store(false)
+		runtime.GC()
+	}()
+}
+
+// loop samples while runs are active and sleeps otherwise, until stop.
+func (g *guard) loop(stop <-chan struct{}) {
+	defer g.gcWG.Wait()
+	sample := newSamples()
+	for {
+		if g.active() == 0 {
+			select {
+			case <-stop:
+				return
+			case <-g.wake:
+			}
+			continue
+		}
+		t := time.NewTicker(g.interval)
+		for g.active() > 0 {
+			select {
+			case <-stop:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			h := readHeap(sample)
+			if victim := g.check(h); victim != nil {
+				// Collect once the VM lets go, so the memory comes back
+				// soon; meanwhile keep watching the other runs.
+				g.gcWG.Add(1)
+				go func() {
+					defer g.gcWG.Done()
+					select {
+					case <-victim.finished:
+						g.collect()
+					case <-stop:
+					}
+				}()
+			} else if g.suspect(h) {
+				g.collect() // garbage or a bomb? the next live figure tells.
+			}
+		}
+		t.Stop()
+	}
+}
+
+// suspect reports whether some run passed the heap-objects ceiling without
+// a fresh live figure to confirm it.
+func (g *guard) suspect(h heapSample) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for r := range g.runs {
+		if !liveOver(h, r) && grown(h.objects, r.baseline, r.limit) {
+			return true
+		}
+	}
+	return false
+}
+
+// check kills at most one run over its budget and returns it.
+func (g *guard) check(h heapSample) *run {
+	now := time.Now().UnixNano()
+	var victim *run
+	var best int64 = -1
+	g.mu.Lock()
+	for r := range g.runs {
+		// Memory freed since the run started (a neighbour's garbage, an
+		// abandoned VM finally let go) must not widen its budget.
+		r.baseline = min(r.baseline, h.objects)
+		if !liveOver(h, r) {
+			continue
+		}
+		r.killMu.Lock()
+		over := r.killed == nil && !r.done
+		r.killMu.Unlock()
+		if !over {
+			continue
+		}
+		if t := r.jsTime(now); t > best {
+			victim, best = r, t
+		}
+	}
+	g.mu.Unlock()
+	if victim == nil {
+		return nil
+	}
+	victim.kill(&tools.Error{
+		Code:    tools.CodeMemoryLimit,
+		Message: fmt.Sprintf("the program exceeded its memory budget of %d MiB", victim.limit>>20),
+		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": victim.baseline},
+	})
+	g.statsMu.Lock()
+	g.kills = append(g.kills, killRecord{heap: h.objects, live: h.live, baseline: victim.baseline, limit: victim.limit})
+	if len(g.kills) > 64 {
+		g.kills = g.kills[1:]
+	}
+	g.statsMu.Unlock()
+	return victim
+}
+
+// liveOver reports whether a GC cycle that ended after run r started found
+// the live heap past r's budget.
+func liveOver(h heapSample, r *run) bool {
+	return h.cycles > r.startCycles && grown(h.live, r.baseline, r.limit)
+}
+
+func grown(now, base uint64, limit int64) bool {
+	return now > base && int64(now-base) > limit
+}

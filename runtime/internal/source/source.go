@@ -1,0 +1,335 @@
+// Package source turns a code_run program into a script an engine can
+// evaluate.
+//
+// A program is the body of an async function: `await` and `return` work at
+// top level, and the script [Prepare] returns, evaluated as a global script,
+// yields a Promise of the program's return value.
+//
+// # TypeScript
+//
+// Plain JavaScript never pays for the TypeScript compiler: the body is first
+// parsed as JavaScript (goja's parser, which costs a few microseconds), and
+// only when that fails is it handed to esbuild's transform (loader "ts") to
+// strip types. esbuild may reject a program, but it is never the one that
+// accepts it: its output is still parsed here (persistent mode) and compiled
+// by the engine that runs it, so syntax acceptance stays with the evaluator
+// (CONTRACT §7). esbuild reformats code, so TypeScript scripts end with an
+// inline source map (`//# sourceMappingURL=data:…`) that maps positions back
+// to the user's source; goja applies it natively, and [Script.Position] does
+// the same for engines that do not.
+//
+// # Persistent (REPL) mode
+//
+// In a persistent environment top-level declarations survive across
+// programs, like a REPL. Evaluating the body at global scope would break
+// top-level `await` and redeclaring a `let` in a later program, so the body
+// is rewritten instead; the rules are:
+//
+//   - Top-level `let`, `const`, `class` and `var` declarations (including
+//     destructuring patterns) become assignments to global variables, which
+//     are declared with `var` before the program runs. A later program may
+//     redeclare any of them, with any keyword.
+//   - `const` does not stay constant: the name is an ordinary global binding,
+//     so a later program (or the same one) can reassign it.
+//   - `let x;` without an initializer resets x to undefined; `var x;` keeps
+//     its current value (as `var` always does).
+//   - There is no temporal dead zone: reading a name before its declaration
+//     in the same program sees the value from an earlier program (or
+//     undefined) instead of throwing.
+//   - Top-level function declarations (plain, async, generator) are real
+//     global function declarations, hoisted before the program starts, so
+//     they can be called before their text and they see the current value of
+//     every other global, including ones redefined by later programs.
+//   - `var` declarations nested in blocks, loops, `try` or `switch` at top
+//     level are function-scoped in JavaScript, so they become globals too.
+//   - Everything inside a block (`let`, `const`, `class`, functions in
+//     blocks), and everything inside functions, is untouched and behaves as
+//     in any JavaScript function.
+//   - A name declared in a program stays declared even if the program throws
+//     later.
+//   - The global `__cm_k` is the rewrite's own (it holds the program's
+//     chunks while it runs); `tools` is read-only in every environment.
+//
+// Positions in the rewritten script stay on the user's lines; columns after
+// an inserted token on the same line may be off by a few characters.
+//
+// # Caching
+//
+// Prepared scripts are cached in a bounded LRU keyed by the SHA-256 of the
+// code and the mode; a [Script] is shared and must not be modified.
+package source
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
+	"github.com/evanw/esbuild/pkg/api"
+	"github.com/go-sourcemap/sourcemap"
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/codemode/codemode/tools"
+)
+
+// Script is a prepared program. Scripts are shared through a cache: treat
+// every field as read-only.
+type Script struct {
+	// JS is the script to evaluate at global scope; its completion value is
+	// a Promise of the program's return value.
+	JS string
+	// LineOffset is subtracted from a line reported by the engine (after
+	// source-map translation, if any) to get the line in the user's source.
+	LineOffset int
+	// Declared lists, in order of first appearance, the top-level names a
+	// persistent program declares. It is nil in per-call mode.
+	Declared []string
+	// TypeScript is true when the program needed esbuild to strip types.
+	TypeScript bool
+
+	sourceMap *sourcemap.Consumer // non-nil for TypeScript: JS → wrapped user source
+}
+
+// Position maps a 1-based line and column reported by an engine that does
+// not apply inline source maps into the user's source. Engines that apply
+// them (goja) report mapped positions already and only subtract LineOffset.
+func (s *Script) Position(line, column int) (int, int) {
+	if s.sourceMap != nil {
+		if _, _, l, c, ok := s.sourceMap.Source(line, column); ok {
+			line, column = l, c
+		}
+	}
+	line -= s.LineOffset
+	if line < 1 {
+		line = 1
+	}
+	return line, column
+}
+
+// SourceName is the file name TypeScript positions refer to after goja
+// applies a script's source map (esbuild records it as the map's source).
+const SourceName = "program.ts"
+
+const (
+	// perCallPrefix opens the async function around the body. It is a line
+	// of its own so the user's line N is line N+1 with unchanged columns.
+	perCallPrefix = "(async function(){\n"
+	perCallSuffix = "\n})()"
+	// tsPrefix is the wrapper esbuild sees: esbuild rejects top-level
+	// `return` and `await` in a bare file but accepts them in a function.
+	tsPrefix = "async function __cm() {\n"
+	tsSuffix = "\n}"
+)
+
+// cacheSize bounds the prepared-script cache. A prepared script costs
+// roughly its source size twice; 1024 typical programs are a few MiB.
+const cacheSize = 1024
+
+type cacheKey struct {
+	sum        [sha256.Size]byte
+	persistent bool
+}
+
+var cache, _ = lru.New[cacheKey, *Script](cacheSize)
+
+// parseOpts never lets a `//# sourceMappingURL=` comment in user text make
+// the parser read a file (a path like /dev/zero would hang it).
+var parseOpts = []parser.Option{parser.WithDisableSourceMaps}
+
+// Prepare turns program text into a Script. In persistent mode top-level
+// declarations are rewritten to survive across runs (see the package doc).
+// A program that does not parse fails with a *tools.Error of code
+// SYNTAX_ERROR whose Info holds "line" and "column" in the user's source.
+//
+// Prepare is safe for concurrent use; results are cached (the cache lookup
+// marks the entry as recently used).
+func Prepare(code string, persistent bool) (*Script, error) {
+	key := cacheKey{sha256.Sum256([]byte(code)), persistent}
+	if s, ok := cache.Get(key); ok {
+		return s, nil
+	}
+	s, err := prepare(code, persistent)
+	if err != nil {
+		return nil, err
+	}
+	cache.Add(key, s)
+	return s, nil
+}
+
+func prepare(code string, persistent bool) (*Script, error) {
+	fl, jsErr := parseBody(code)
+	if jsErr == nil {
+		if !persistent {
+			return &Script{JS: perCallPrefix + code + perCallSuffix, LineOffset: 1}, nil
+		}
+		js, declared, err := rewrite(code, fl)
+		if err != nil {
+			return nil, err
+		}
+		return &Script{JS: js, LineOffset: 1, Declared: declared}, nil
+	}
+	if importCall(code, jsErr) {
+		return nil, syntaxError("import() is not available in code_run programs: modules cannot be loaded; every capability is a tool, call it with await tools[\"name\"](args)", jsErr.line, jsErr.column)
+	}
+	return prepareTS(code, persistent, jsErr)
+}
+
+// bodyError is a syntax error at a position in the user's source.
+type bodyError struct {
+	msg          string
+	line, column int
+}
+
+// parseBody parses code as the body of the per-call async function and
+// returns that function's literal.
+func parseBody(code string) (*ast.FunctionLiteral, *bodyError) {
+	wrapped := perCallPrefix + code + perCallSuffix
+	prg, err := parser.ParseFile(nil, "", wrapped, 0, parseOpts...)
+	if err != nil {
+		var list parser.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			return nil, userPos(list[0].Message, list[0].Position, code)
+		}
+		return nil, &bodyError{msg: err.Error(), line: 1, column: 1}
+	}
+	// The body must be exactly the function's body: text such as
+	// "}); f(); (function(){" parses, but escapes the wrapper.
+	fl := wrapperLiteral(prg)
+	if fl == nil || int(fl.Body.RightBrace)-1 != len(perCallPrefix)+len(code)+1 {
+		idx := file.Idx(len(wrapped))
+		if fl != nil {
+			idx = fl.Body.RightBrace
+		}
+		return nil, userPos("Unexpected '}': it closes the program's body", prg.File.Position(int(idx)-1), code)
+	}
+	return fl, nil
+}
+
+func wrapperLiteral(prg *ast.Program) *ast.FunctionLiteral {
+	if len(prg.Body) != 1 {
+		return nil
+	}
+	es, ok := prg.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return nil
+	}
+	call, ok := es.Expression.(*ast.CallExpression)
+	if !ok {
+		return nil
+	}
+	fl, _ := call.Callee.(*ast.FunctionLiteral)
+	return fl
+}
+
+// userPos converts a position in the wrapped source (user line N is line
+// N+1) to the user's source, clamping positions in the wrapper's suffix
+// (for example "unexpected end of input") to the end of the user's text.
+func userPos(msg string, p file.Position, code string) *bodyError {
+	line, col := p.Line-1, p.Column
+	lines := strings.Count(code, "\n") + 1
+	if line < 1 {
+		line, col = 1, 1
+	}
+	if line > lines {
+		line = lines
+		col = len(code) - strings.LastIndexByte(code, '\n')
+	}
+	return &bodyError{msg: msg, line: line, column: col}
+}
+
+func syntaxError(msg string, line, column int) *tools.Error {
+	return &tools.Error{
+		Code:    tools.CodeSyntaxError,
+		Message: fmt.Sprintf("SyntaxError: %s (line %d, column %d)", msg, line, column),
+		Info:    map[string]any{"line": line, "column": column},
+	}
+}
+
+// importCall reports whether the JS parse failed on `import` — goja has no
+// dynamic import, and a program cannot load modules anyway, so say that
+// instead of "unexpected reserved word".
+func importCall(code string, e *bodyError) bool {
+	lines := strings.Split(code, "\n")
+	if e.line < 1 || e.line > len(lines) {
+		return false
+	}
+	l := lines[e.line-1]
+	for _, c := range []int{e.column - 1, e.column} { // parsers disagree on where the token starts
+		if c >= 0 && c < len(l) && strings.HasPrefix(l[c:], "import") {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareTS strips TypeScript types with esbuild. When esbuild rejects the
+// program too, its message is reported: it knows both TypeScript and
+// JavaScript syntax, so it names the real problem in either (goja's parser
+// would call a type annotation an "unexpected token"). jsErr is the fallback
+// when esbuild gives no position.
+func prepareTS(code string, persistent bool, jsErr *bodyError) (*Script, error) {
+	res := api.Transform(tsPrefix+code+tsSuffix, api.TransformOptions{
+		Loader:        api.LoaderTS,
+		Target:        api.ESNext,
+		Sourcemap:     api.SourceMapExternal,
+		Sourcefile:    SourceName,
+		LegalComments: api.LegalCommentsNone,
+		LogLevel:      api.LogLevelSilent,
+	})
+	if len(res.Errors) > 0 {
+		m := res.Errors[0]
+		if m.Location == nil {
+			return nil, syntaxError(jsErr.msg, jsErr.line, jsErr.column)
+		}
+		e := userPos(m.Text, file.Position{Line: m.Location.Line, Column: m.Location.Column + 1}, code)
+		return nil, syntaxError(e.msg, e.line, e.column)
+	}
+	out := string(res.Code)
+	// esbuild may emit helpers before the wrapper (decorators); they stay
+	// in front, so generated lines still match the source map line for line.
+	start := strings.Index(out, tsPrefix)
+	end := strings.LastIndex(out, "}")
+	if start < 0 || end < start+len(tsPrefix) {
+		return nil, &tools.Error{Code: tools.CodeInternal, Message: "source: unexpected esbuild output shape"}
+	}
+	helpers, body := out[:start], strings.TrimSuffix(out[start+len(tsPrefix):end], "\n")
+	sm, err := sourcemap.Parse("", res.Map)
+	if err != nil {
+		return nil, &tools.Error{Code: tools.CodeInternal, Message: "source: esbuild source map: " + err.Error(), Err: err}
+	}
+	s := &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}
+	fl, perr := parseBody(body)
+	if perr != nil {
+		// esbuild accepted what the JavaScript parser (the evaluator's)
+		// rejects: the evaluator decides, at the user's position.
+		l, c := s.Position(perr.line+1+strings.Count(helpers, "\n"), perr.column)
+		if importCall(code, &bodyError{line: l, column: c}) {
+			return nil, syntaxError("import() is not available in code_run programs: modules cannot be loaded; every capability is a tool, call it with await tools[\"name\"](args)", l, c)
+		}
+		return nil, syntaxError(perr.msg, l, c)
+	}
+	var js string
+	if persistent {
+		js, s.Declared, err = rewrite(body, fl)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		js = perCallPrefix + body + perCallSuffix
+	}
+	s.JS = helpers + js + "\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString(res.Map)
+	return s, nil
+}
+
+// tokenLen is the source length of a declaration keyword.
+func tokenLen(t token.Token) int {
+	if t == token.CONST {
+		return 5
+	}
+	return 3 // let, var
+}

@@ -1,0 +1,160 @@
+package source
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dop251/goja/parser"
+
+	"github.com/codemode/codemode/tools"
+)
+
+func TestPrepareSyntaxErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		code       string
+		persistent bool
+		line, col  int
+		msg        string
+	}{
+		{name: "js", code: "let x = ;", line: 1, col: 9},
+		{name: "js later line", code: "const a = 1\n\n  foo bar", line: 3},
+		{name: "unterminated", code: "return 1\nlet y = {", line: 2},
+		{name: "ts", code: "const x: number = 1\nconst y: string = ;", line: 2, col: 19},
+		{name: "persistent", code: "let ok = 1\nlet = = 2", persistent: true, line: 2},
+		{name: "escaping the wrapper", code: "}); globalThis.escaped = 1; (async function(){", line: 1},
+		{name: "dynamic import", code: "const m = await import('fs')", line: 1, msg: "import() is not available"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Prepare(tt.code, tt.persistent)
+			var te *tools.Error
+			if !errors.As(err, &te) || te.Code != tools.CodeSyntaxError {
+				t.Fatalf("got %v, want SYNTAX_ERROR", err)
+			}
+			if got := te.Info["line"]; got != tt.line {
+				t.Errorf("got line %v, want %d (%s)", got, tt.line, te.Message)
+			}
+			if tt.col != 0 && te.Info["column"] != tt.col {
+				t.Errorf("got column %v, want %d (%s)", te.Info["column"], tt.col, te.Message)
+			}
+			if tt.msg != "" && !strings.Contains(te.Message, tt.msg) {
+				t.Errorf("got message %q, want it to contain %q", te.Message, tt.msg)
+			}
+		})
+	}
+}
+
+func TestPrepareShapes(t *testing.T) {
+	tests := []struct {
+		name       string
+		code       string
+		persistent bool
+		ts         bool
+		declared   []string
+	}{
+		{name: "plain js per-call", code: "return 1"},
+		{name: "ts per-call", code: "const x: number = 1\nreturn x", ts: true},
+		{name: "persistent declarations", persistent: true,
+			code:     "let x = 1\nconst {a, b: [c], ...r} = o\nvar v\nfunction f() {}\nasync function g() {}\nclass K {}\nfor (var i = 0; i < 1; i++) { var inner }\nfor (var k of []) {}\n{ let blockScoped = 1 }",
+			declared: []string{"x", "a", "c", "r", "v", "f", "g", "K", "i", "inner", "k"}},
+		{name: "persistent ts", persistent: true, ts: true, code: "const n: number = 1\nfunction sq(x: number) { return x * x }", declared: []string{"n", "sq"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Prepare(tt.code, tt.persistent)
+			if err != nil {
+				t.Fatalf("Prepare: %v", err)
+			}
+			if s.TypeScript != tt.ts {
+				t.Errorf("got TypeScript %v, want %v", s.TypeScript, tt.ts)
+			}
+			if !reflect.DeepEqual(s.Declared, tt.declared) {
+				t.Errorf("got Declared %q, want %q", s.Declared, tt.declared)
+			}
+			if s.LineOffset != 1 {
+				t.Errorf("got LineOffset %d, want 1", s.LineOffset)
+			}
+			if _, err := parser.ParseFile(nil, "", s.JS, 0, parseOpts...); err != nil {
+				t.Errorf("output does not parse: %v\n%s", err, s.JS)
+			}
+		})
+	}
+}
+
+// The rewrite keeps every user line on its line, so engine positions need
+// only LineOffset.
+func TestPersistentKeepsLines(t *testing.T) {
+	code := "let a = 1\nconst b = 'é✓' // note\nfunction f() {\n  return MARK\n}\nclass C {}\nif (a) var z = 1; else z = 2\nreturn MARK2"
+	s, err := Prepare(code, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(s.JS, "\n")
+	for _, m := range []struct {
+		mark string
+		line int
+	}{{"MARK\n", 4}, {"MARK2", 8}} {
+		got := lines[m.line-1+s.LineOffset]
+		if !strings.Contains(got+"\n", m.mark) {
+			t.Errorf("user line %d is %q in the script, want it to contain %q", m.line, got, m.mark)
+		}
+	}
+}
+
+func TestPrepareCaches(t *testing.T) {
+	a, err := Prepare("return 42", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Prepare("return 42", false)
+	c, _ := Prepare("return 42", true)
+	if a != b {
+		t.Error("same code and mode: got two scripts, want the cached one")
+	}
+	if a == c {
+		t.Error("different modes share a cache entry")
+	}
+}
+
+func TestPositionMapsTypeScript(t *testing.T) {
+	s, err := Prepare("const x: number = 1\n\n\nthrow new Error('x')", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Find the throw in the generated script and map its line back.
+	for i, l := range strings.Split(s.JS, "\n") {
+		if c := strings.Index(l, "throw"); c >= 0 {
+			if line, _ := s.Position(i+1, c+1); line != 4 {
+				t.Errorf("got line %d, want 4", line)
+			}
+			return
+		}
+	}
+	t.Fatal("no throw in the output")
+}
+
+func FuzzPrepare(f *testing.F) {
+	for _, s := range []string{"return 1", "let x = 1\nfunction f(){}", "const {a} = o; class K {}", "for (var i of []) {}", "x: var y = 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		for _, persistent := range []bool{false, true} {
+			s, err := Prepare(code, persistent)
+			if err != nil {
+				var te *tools.Error
+				if !errors.As(err, &te) || te.Code != tools.CodeSyntaxError {
+					t.Fatalf("Prepare(%q, %v): got %v, want a SYNTAX_ERROR or success", code, persistent, err)
+				}
+				continue
+			}
+			if !s.TypeScript {
+				if _, err := parser.ParseFile(nil, "", s.JS, 0, parseOpts...); err != nil {
+					t.Fatalf("Prepare(%q, %v) produced invalid JS: %v\n%s", code, persistent, err, s.JS)
+				}
+			}
+		}
+	})
+}

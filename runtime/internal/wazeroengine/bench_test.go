@@ -1,0 +1,173 @@
+package wazeroengine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/gojaengine"
+	"github.com/codemode/codemode/runtime/internal/quickjs"
+)
+
+// The benchmarks run each workload on this engine and, for comparison in
+// the same process, on the goja engine:
+//
+//	go test -run '^$' -bench . -benchtime 2s ./runtime/internal/wazeroengine/
+
+var workloads = []struct{ name, body string }{
+	{"trivial", "return 1 + 1"},
+	{"nested_call_0", "return 1"},
+	{"nested_call_1", "return (await tools.echo({a: 1})).a"},
+	{"nested_call_10", "let s = 0\nfor (let i = 0; i < 10; i++) s += (await tools.echo({a: i})).a\nreturn s"},
+	{"fib25", "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }\nreturn fib(25)"},
+	{"records_10k", `const rows = []
+for (let i = 0; i < 10000; i++) rows.push({id: i, name: "item" + i, price: i % 100, tags: ["a", "b"]})
+const out = rows.filter(r => r.price > 50).map(r => ({id: r.id, total: r.price * 2}))
+return out.reduce((s, r) => s + r.total, 0)`},
+}
+
+func benchEngines(b *testing.B) map[string]engine.Engine {
+	b.Helper()
+	// The filler does not run: the benchmark refills the pool itself,
+	// untimed, so that the timed part (the request path) does not share
+	// the two CPUs with background work.
+	w, err := newStoppedEngine(Options{})
+	if err != nil {
+		if errors.Is(err, quickjs.ErrArtifactMissing) && os.Getenv(requireEnv) != "1" {
+			b.Skip(err)
+		}
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.Close() })
+	w.refill()
+	g, err := gojaengine.New(gojaengine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { g.Close() })
+	return map[string]engine.Engine{"wazero": w, "goja": g}
+}
+
+// refill does the filler's work on the calling goroutine.
+func (e *Engine) refill() {
+	for e.fillOne() {
+	}
+}
+
+// BenchmarkPerCall measures one per-call program end to end as a request
+// sees it: NewEnv (a warm environment from the pool), Run, Close. Between
+// iterations, untimed, the wazero engine's pool is refilled (a fresh
+// context costs about 2 ms of background work; BenchmarkPerCallSaturated
+// shows the throughput bound that sets).
+func BenchmarkPerCall(b *testing.B) {
+	engines := benchEngines(b)
+	for _, w := range workloads {
+		for _, name := range []string{"wazero", "goja"} {
+			eng := engines[name]
+			b.Run(w.name+"/"+name, func(b *testing.B) {
+				job := &engine.Job{Script: script(w.body), Name: "program.js", LineOffset: 1, Tools: []string{"echo"}, Call: echo}
+				b.ReportAllocs()
+				for b.Loop() {
+					env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					job.Deadline = time.Now().Add(10 * time.Second)
+					if res := env.Run(context.Background(), job); res.Err != nil {
+						b.Fatal(res.Err)
+					}
+					env.Close()
+					if w, ok := eng.(*Engine); ok {
+						b.StopTimer()
+						w.refill()
+						b.StartTimer()
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPerCallSaturated runs per-call trivial programs back to back,
+// faster than the pool refills: the throughput bound, where NewEnv mostly
+// instantiates on the caller's goroutine.
+func BenchmarkPerCallSaturated(b *testing.B) {
+	engines := benchEngines(b)
+	engines["wazero"] = newTestEngine(b, Options{}) // with its filler
+	for _, name := range []string{"wazero", "goja"} {
+		eng := engines[name]
+		b.Run(name, func(b *testing.B) {
+			job := &engine.Job{Script: script("return 1 + 1"), Name: "program.js", LineOffset: 1}
+			b.ReportAllocs()
+			for b.Loop() {
+				env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				job.Deadline = time.Now().Add(10 * time.Second)
+				if res := env.Run(context.Background(), job); res.Err != nil {
+					b.Fatal(res.Err)
+				}
+				env.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkColdStart measures a new process's first program with the
+// compilation cache warm: a fresh wazero runtime (module loaded from the
+// on-disk cache, host module, ABI checks), one instance, one context with
+// the prelude, one program.
+func BenchmarkColdStart(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "wazero-cache")
+	first := func() {
+		e, err := New(Options{PoolSize: -1, CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		env, err := e.NewEnv(context.Background(), engine.EnvOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res := env.Run(context.Background(), &engine.Job{Script: script("return 1 + 1"), Name: "program.js", LineOffset: 1, Deadline: time.Now().Add(10 * time.Second)}); string(res.Value) != "2" {
+			b.Fatalf("got %s %v", res.Value, res.Err)
+		}
+		env.Close()
+		e.Close()
+	}
+	if _, err := os.Stat(dir); err != nil {
+		first() // fills the compilation cache
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		first()
+	}
+}
+
+// BenchmarkPersistent measures a program in a persistent environment (no
+// NewEnv/Close per program).
+func BenchmarkPersistent(b *testing.B) {
+	engines := benchEngines(b)
+	for _, name := range []string{"wazero", "goja"} {
+		b.Run("trivial/"+name, func(b *testing.B) {
+			env, err := engines[name].NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer env.Close()
+			job := &engine.Job{Script: script("return 1 + 1"), Name: "program.js", LineOffset: 1, Call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) { return nil, nil }}
+			b.ReportAllocs()
+			for b.Loop() {
+				job.Deadline = time.Now().Add(10 * time.Second)
+				if res := env.Run(context.Background(), job); res.Err != nil {
+					b.Fatal(res.Err)
+				}
+			}
+		})
+	}
+}

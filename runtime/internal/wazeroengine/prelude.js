@@ -1,0 +1,456 @@
+// The sandbox surface of a QuickJS context, evaluated once per context
+// before any program. The expression evaluates to a function that takes the
+// single host function (Go) and returns the engine's internal entry points;
+// nothing of it stays reachable from programs except what is installed on
+// globalThis below.
+//
+// The host function takes one string: an op letter and a payload.
+//   "L" + JSON [level, text]   console output
+//   "C" + JSON name + "\n" + JSON args
+//                              start a tool call; returns its id (number)
+//   "D" + result               the program settled (see settled below)
+(function (host) {
+  "use strict";
+  // Intrinsics are captured now: programs may overwrite the globals.
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const Obj = Object;
+  const keysOf = Object.keys;
+  const defineProperty = Object.defineProperty;
+  const getOwnPropertyNames = Object.getOwnPropertyNames;
+  const isArray = Array.isArray;
+  const apply = Reflect.apply;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const PromiseCtor = Promise;
+  const reject = Promise.reject.bind(Promise);
+  const resolve = Promise.resolve.bind(Promise);
+  const then = Promise.prototype.then;
+  const MapCtor = Map;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete;
+  const symbolToString = Symbol.prototype.toString;
+  const errorToString = Error.prototype.toString;
+  const WeakSetCtor = WeakSet;
+  const weakHas = WeakSet.prototype.has;
+  const weakAdd = WeakSet.prototype.add;
+  const objectIs = Object.is;
+
+  // ---- console -------------------------------------------------------
+  // Formatting follows the goja engine's prelude, so both engines print
+  // the same lines: Node's util.inspect, simplified.
+
+  const getOwn = Object.getOwnPropertyDescriptor;
+  const getProto = Object.getPrototypeOf;
+  const objectProto = Object.prototype;
+  const DateCtor = Date, RegExpCtor = RegExp, SetCtor = Set;
+  const dateISO = Date.prototype.toISOString;
+  const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
+  const mapSize = getOwn(Map.prototype, "size").get, setSize = getOwn(Set.prototype, "size").get;
+  const MAX_ITEMS = 100, MAX_DEPTH = 2;
+
+  function quote(s) {
+    return "'" + s.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n") + "'";
+  }
+  function keyName(k) {
+    return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : quote(k);
+  }
+  function is(v, ctor) {
+    try {
+      return v instanceof ctor;
+    } catch (e) {
+      return false;
+    }
+  }
+  // inspect formats a value: bounded depth and item counts, no getters
+  // invoked, cycles shown as [Circular].
+  function inspect(v, depth, seen) {
+    switch (typeof v) {
+      case "string":
+        return quote(v);
+      case "number":
+        return objectIs(v, -0) ? "-0" : "" + v;
+      case "bigint":
+        return "" + v + "n";
+      case "boolean":
+      case "undefined":
+        return "" + v;
+      case "symbol":
+        return apply(symbolToString, v, []);
+      case "function":
+        return "[Function: " + (v.name || "(anonymous)") + "]";
+    }
+    if (v === null) return "null";
+    if (seen.indexOf(v) >= 0) return "[Circular]";
+    if (is(v, ErrorCtor)) {
+      const head = apply(errorToString, v, []);
+      const st = v.stack;
+      return typeof st === "string" && st ? head + "\n" + st.replace(/\s+$/, "") : head;
+    }
+    if (is(v, DateCtor)) {
+      try {
+        return apply(dateISO, v, []);
+      } catch (e) {
+        return "Invalid Date";
+      }
+    }
+    if (is(v, RegExpCtor)) return "" + v;
+    if (is(v, PromiseCtor)) return "Promise {}";
+    if (depth > MAX_DEPTH) return isArray(v) ? "[Array]" : "[Object]";
+    seen.push(v);
+    const parts = [];
+    let out;
+    try {
+      if (isArray(v)) {
+        const n = v.length < MAX_ITEMS ? v.length : MAX_ITEMS;
+        for (let i = 0; i < n; i++) parts.push(i in v ? inspect(v[i], depth + 1, seen) : "<empty>");
+        if (v.length > MAX_ITEMS) parts.push("... " + (v.length - MAX_ITEMS) + " more items");
+        out = parts.length ? "[ " + parts.join(", ") + " ]" : "[]";
+      } else if (is(v, MapCtor)) {
+        apply(mapForEach, v, [
+          (val, k) => {
+            if (parts.length < MAX_ITEMS) parts.push(inspect(k, depth + 1, seen) + " => " + inspect(val, depth + 1, seen));
+          },
+        ]);
+        out = "Map(" + apply(mapSize, v, []) + ") " + (parts.length ? "{ " + parts.join(", ") + " }" : "{}");
+      } else if (is(v, SetCtor)) {
+        apply(setForEach, v, [
+          (val) => {
+            if (parts.length < MAX_ITEMS) parts.push(inspect(val, depth + 1, seen));
+          },
+        ]);
+        out = "Set(" + apply(setSize, v, []) + ") " + (parts.length ? "{ " + parts.join(", ") + " }" : "{}");
+      } else {
+        const ks = keysOf(v);
+        for (let j = 0; j < ks.length && j < MAX_ITEMS; j++) {
+          const d = getOwn(v, ks[j]);
+          const shown = d && "value" in d ? inspect(d.value, depth + 1, seen) : "[Getter]";
+          parts.push(keyName(ks[j]) + ": " + shown);
+        }
+        if (ks.length > MAX_ITEMS) parts.push("... " + (ks.length - MAX_ITEMS) + " more properties");
+        const proto = getProto(v);
+        let prefix = "";
+        if (proto === null) prefix = "[Object: null prototype] ";
+        else if (proto !== objectProto && proto.constructor && typeof proto.constructor.name === "string" && proto.constructor.name)
+          prefix = proto.constructor.name + " ";
+        out = prefix + (parts.length ? "{ " + parts.join(", ") + " }" : "{}");
+      }
+    } finally {
+      seen.pop();
+    }
+    return out;
+  }
+
+  // format joins console arguments like Node: a leading string may hold
+  // printf-style directives; strings print raw, other values inspected.
+  function format(args) {
+    const out = [];
+    let i = 0;
+    if (typeof args[0] === "string" && args.length > 1 && args[0].indexOf("%") >= 0) {
+      i = 1;
+      out.push(
+        args[0].replace(/%([sdifjoO%])/g, (m, c) => {
+          if (c === "%") return "%";
+          if (i >= args.length) return m;
+          const a = args[i++];
+          switch (c) {
+            case "s":
+              return typeof a === "string" ? a : inspect(a, 1, []);
+            case "d":
+            case "i":
+              return typeof a === "bigint" ? a + "n" : "" + (c === "i" ? parseInt(a) : Number(a));
+            case "f":
+              return "" + parseFloat(a);
+            case "j":
+              try {
+                return stringify(a);
+              } catch (e) {
+                return "[Circular]";
+              }
+            default:
+              return inspect(a, 0, []);
+          }
+        }),
+      );
+    }
+    for (; i < args.length; i++) {
+      try {
+        out.push(typeof args[i] === "string" ? args[i] : inspect(args[i], 0, []));
+      } catch (e) {
+        out.push("[unprintable]");
+      }
+    }
+    return out.join(" ");
+  }
+
+  function emit(level, args) {
+    host("L" + stringify([level, format(args)]));
+  }
+  const console = {};
+  for (const level of ["log", "info", "warn", "error", "debug"]) {
+    console[level] = {
+      [level](...args) {
+        emit(level, args);
+      },
+    }[level];
+  }
+  console.trace = function trace(...args) {
+    emit("debug", args);
+  };
+  console.dir = function dir(v) {
+    host("L" + stringify(["log", inspect(v, 0, [])]));
+  };
+  console.table = function table(v) {
+    host("L" + stringify(["log", inspect(v, 0, [])]));
+  };
+
+  // ---- tools ---------------------------------------------------------
+
+  let pending = new MapCtor(); // call id → [resolve, reject]
+  let toolNames = [];
+  const toolFns = new MapCtor();
+  const bindingErrors = new WeakSetCtor(); // rejections we created
+
+  // bindingError builds the Error a binding rejects with: message, code,
+  // and info when the failure carries details.
+  function bindingError(e) {
+    const err = new ErrorCtor(e.message);
+    err.code = e.code;
+    if (e.info !== undefined) err.info = e.info;
+    apply(weakAdd, bindingErrors, [err]);
+    return err;
+  }
+
+  function callTool(name, args) {
+    let json;
+    try {
+      json = args === undefined ? "{}" : stringify(args);
+    } catch (e) {
+      return reject(bindingError({ code: "INVALID_ARGUMENTS", message: "tool arguments must be JSON-serialisable: " + (e && e.message) }));
+    }
+    if (json === undefined) {
+      return reject(bindingError({ code: "INVALID_ARGUMENTS", message: "tool arguments must be JSON-serialisable, got " + typeof args }));
+    }
+    const id = host("C" + stringify(name) + "\n" + json);
+    if (id === undefined) {
+      // A binding kept by a program and called after its run.
+      return reject(bindingError({ code: "CANCELLED", message: "the program that made this call has ended" }));
+    }
+    return new PromiseCtor((res, rej) => apply(mapSet, pending, [id, [res, rej]]));
+  }
+
+  function toolFn(name) {
+    let f = apply(mapGet, toolFns, [name]);
+    if (f === undefined) {
+      f = { [name]: (args) => callTool(name, args) }[name];
+      apply(mapSet, toolFns, [name, f]);
+    }
+    return f;
+  }
+
+  // Names of Object.prototype members resolve to Object.prototype unless
+  // they are real tool names, so String(tools) and tools.hasOwnProperty(…)
+  // behave as on any object (as in the goja engine).
+  const objectProtoNames = [
+    "constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf",
+    "propertyIsEnumerable", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__",
+  ];
+  const known = (k) => toolNames.indexOf(k) >= 0;
+
+  // Any string property is a tool binding, except "then" and "toJSON": `await
+  // tools` and JSON.stringify(tools) must not treat it specially.
+  const tools = new Proxy(
+    {},
+    {
+      get(t, k) {
+        if (typeof k !== "string") return t[k];
+        if (k === "then" || k === "toJSON") return undefined;
+        if (objectProtoNames.indexOf(k) >= 0 && !known(k)) return objectProto[k];
+        return toolFn(k);
+      },
+      has(t, k) {
+        return typeof k === "string" && known(k);
+      },
+      ownKeys() {
+        return toolNames.slice();
+      },
+      getOwnPropertyDescriptor(t, k) {
+        if (typeof k !== "string" || !known(k)) return undefined;
+        return { value: toolFn(k), writable: false, enumerable: true, configurable: true };
+      },
+      set() {
+        return false;
+      },
+      defineProperty() {
+        return false;
+      },
+      deleteProperty() {
+        return false;
+      },
+    },
+  );
+
+  // ---- globals -------------------------------------------------------
+
+  function defineGlobal(name, value) {
+    defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
+  }
+  defineGlobal("console", console);
+  defineGlobal("tools", tools);
+
+  // Withheld function-valued globals: each says what to use instead (the
+  // same words as the goja engine).
+  const TOOLS = 'call a tool instead: await tools["name"](args) (list them with await tools.code_tools_list({}))';
+  const withheld = {
+    require: "require() is not available in code_run programs: modules cannot be loaded; " + TOOLS,
+    importScripts: "importScripts() is not available in code_run programs: scripts cannot be loaded; " + TOOLS,
+    fetch: "fetch() is not available in code_run programs: the sandbox has no network access; " + TOOLS,
+    XMLHttpRequest: "XMLHttpRequest is not available in code_run programs: the sandbox has no network access; " + TOOLS,
+    WebSocket: "WebSocket is not available in code_run programs: the sandbox has no network access; " + TOOLS,
+  };
+  const TIMERS = " is not available in code_run programs: there are no timers; await tool calls directly, and to repeat work use a loop";
+  for (const n of ["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"]) {
+    withheld[n] = n + "()" + TIMERS;
+  }
+  for (const name of keysOf(withheld)) {
+    const message = withheld[name];
+    defineGlobal(name, {
+      [name]() {
+        throw new ErrorCtor(message);
+      },
+    }[name]);
+  }
+  // Data-valued host globals stay undefined (typeof probes keep working).
+  for (const name of ["process", "Deno", "Bun"]) delete globalThis[name];
+
+  // Size checks for built-ins that loop in C over a length the program
+  // chooses (QuickJS polls its interrupt handler only between bytecodes):
+  // `new Array(2 ** 31).join("abc")` would take seconds to reach the memory
+  // cap. They fail at once with a RangeError instead, as in the goja engine.
+  let limit = 256 * 1048576; // the run's memory budget, set by begin
+  const RangeErrorCtor = RangeError;
+  function tooBig(what, bytes) {
+    if (bytes > limit)
+      throw new RangeErrorCtor(what + " would need " + Math.round(bytes / 1048576) + " MiB, over the program's memory budget of " + Math.round(limit / 1048576) + " MiB");
+  }
+  function guardMethod(proto, name, bytes) {
+    const f = proto[name];
+    if (typeof f !== "function") return;
+    const wrapped = {
+      [name]: function () {
+        tooBig(name + "()", bytes(this, arguments));
+        return apply(f, this, arguments);
+      },
+    }[name];
+    defineProperty(proto, name, { value: wrapped, writable: true, configurable: true, enumerable: false });
+  }
+  const strLen = (s) => (s === null || s === undefined ? 0 : ("" + s).length);
+  const arrLen = (s) => (s === null || s === undefined ? 0 : Number(s.length));
+  // Strings take up to 2 bytes a character, an array slot about 16.
+  guardMethod(String.prototype, "repeat", (s, a) => strLen(s) * Number(a[0]) * 2);
+  guardMethod(String.prototype, "padStart", (s, a) => Number(a[0]) * 2);
+  guardMethod(String.prototype, "padEnd", (s, a) => Number(a[0]) * 2);
+  guardMethod(Array.prototype, "fill", (s) => arrLen(s) * 16);
+  guardMethod(Array.prototype, "join", (s, a) => arrLen(s) * (a[0] === undefined ? 1 : strLen(a[0])) * 2);
+  const arrayFrom = Array.from;
+  defineProperty(Array, "from", {
+    value: function from(items) {
+      if (typeof items === "number") tooBig("Array.from()", items * 16);
+      else if (items !== null && typeof items === "object" && typeof items.length === "number") tooBig("Array.from()", items.length * 16);
+      return apply(arrayFrom, this, arguments);
+    },
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+
+  const pristine = new MapCtor();
+  for (const name of getOwnPropertyNames(globalThis)) apply(mapSet, pristine, [name, true]);
+
+  // ---- entry points for Go -------------------------------------------
+
+  // describe turns a thrown value into the JSON the engine classifies.
+  function describe(e) {
+    const d = {};
+    try {
+      if (e instanceof ErrorCtor) {
+        d.error = true;
+        d.name = "" + e.name;
+        d.message = "" + e.message;
+        d.stack = typeof e.stack === "string" ? e.stack : "";
+        if (apply(weakHas, bindingErrors, [e])) {
+          d.code = "" + e.code;
+          if (e.info !== undefined) d.info = e.info;
+        }
+      } else {
+        try {
+          d.message = stringify(e);
+        } catch (x) {}
+        if (typeof d.message !== "string") d.message = inspect(e, 1, []);
+        d.thrown = typeof e;
+      }
+    } catch (x) {
+      d.message = d.message || "an exception that could not be described";
+    }
+    return stringify(d);
+  }
+
+  // settled reports the program's outcome: "v" + JSON, "u" (undefined), or
+  // "e" + a description.
+  function fulfilled(v) {
+    if (v === undefined) return host("Du");
+    if (typeof v === "function") return host("De" + stringify({ plain: true, message: "the program returned a function, which JSON cannot represent; return data instead", stack: "" }));
+    if (typeof v === "symbol") return host("De" + stringify({ plain: true, message: "the program returned a symbol, which JSON cannot represent; return data instead", stack: "" }));
+    let json;
+    try {
+      json = stringify(v);
+    } catch (e) {
+      const why = "" + (e && e.message);
+      let message = "the return value cannot be converted to JSON: " + why;
+      if (/circular/i.test(why)) message = "the return value contains a cycle (an object that refers to itself), which JSON cannot represent: " + why;
+      else if (/bigint/i.test(why)) message = "the return value contains a BigInt, which JSON cannot represent; convert it with String() or Number(): " + why;
+      return host("De" + stringify({ plain: true, message }));
+    }
+    if (json === undefined) return host("Du");
+    return host("Dv" + json);
+  }
+
+  return [
+    // begin(JSON {tools, limit}): reset per-run state.
+    function begin(config) {
+      const c = parse(config);
+      pending = new MapCtor();
+      toolNames = c.tools;
+      limit = c.limit;
+    },
+    // watch(promise): report the outcome of the program's promise (a
+    // script whose completion value is not a promise settles with it).
+    function watch(p) {
+      apply(then, resolve(p), [fulfilled, (e) => host("De" + describe(e))]);
+    },
+    // settle(batchJSON): deliver tool results: [[id, 1, value] (resolve),
+    // [id, 2] (resolve undefined), [id, 0, {code, message, info}] (reject)].
+    function settle(batch) {
+      const results = parse(batch);
+      for (let i = 0; i < results.length; i++) {
+        const r = results[i];
+        const p = apply(mapGet, pending, [r[0]]);
+        if (p === undefined) continue;
+        apply(mapDelete, pending, [r[0]]);
+        if (r[1] === 1) p[0](r[2]);
+        else if (r[1] === 2) p[0](undefined);
+        else p[1](bindingError(r[2]));
+      }
+    },
+    describe,
+    // globals(): names programs added to globalThis, as JSON.
+    function globals() {
+      const out = [];
+      for (const name of getOwnPropertyNames(globalThis)) {
+        if (!apply(mapGet, pristine, [name])) out.push(name);
+      }
+      return stringify(out.sort());
+    },
+  ];
+})

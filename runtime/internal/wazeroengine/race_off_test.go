@@ -1,0 +1,5 @@
+//go:build !race
+
+package wazeroengine
+
+const raceEnabled = false
