@@ -2,8 +2,8 @@ package runtime
 
 import (
 	"context"
-	"log/slog"
 	"encoding/json"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"

@@ -135,7 +135,9 @@ func TestAssembleWaterfall(t *testing.T) {
 	if len(a.Tools) != 2 {
 		t.Fatalf("after remove: got %d tools, want 2", len(a.Tools))
 	}
-	r.OnAssemble(func(ctx context.Context, agent *Agent, next func() (*Assembly, error)) (*Assembly, error) { panic("hook bug") })
+	r.OnAssemble(func(ctx context.Context, agent *Agent, next func() (*Assembly, error)) (*Assembly, error) {
+		panic("hook bug")
+	})
 	if _, err := r.Assemble(context.Background(), nil, AssembleOptions{}); err == nil || !strings.Contains(err.Error(), "hook bug") {
 		t.Fatalf("panicking hook: got %v", err)
 	}

@@ -197,7 +197,7 @@ func TestArgumentsImmutable(t *testing.T) {
 	h.r.OnPreExecute(func(ctx context.Context, e *Execution, next func() Decision) Decision {
 		b := e.Arguments()
 		copy(b[len(`{"text":"`):], "XXXXXXXX") // scribble on the copy
-		args["text"] = "mutated"                // and on the caller's map
+		args["text"] = "mutated"               // and on the caller's map
 		return next()
 	})
 	res := h.r.Execute(context.Background(), Input{CallID: "c", Name: "echo", Arguments: args})

@@ -536,6 +536,7 @@ func TestRootsCapability(t *testing.T) {
 				func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					has := false
 					if p := req.Session.InitializeParams(); p != nil && p.Capabilities != nil {
+						//lint:ignore SA1019 the test checks that codemode does not advertise the deprecated roots capability
 						has = p.Capabilities.RootsV2 != nil
 					}
 					if c, ok := req.Params.Meta[mcp.MetaKeyClientCapabilities]; ok {
