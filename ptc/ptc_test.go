@@ -1,0 +1,115 @@
+package ptc_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/codemode/codemode/ptc"
+	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools"
+)
+
+// TestNestedCallsThroughThePipeline runs a real program whose bindings go
+// through the registry, and checks what the pipeline saw.
+func TestNestedCallsThroughThePipeline(t *testing.T) {
+	reg := tools.New(tools.Options{})
+	reg.Register(scope.Global(), tools.Tool{Name: "structured", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		return &tools.Result{Value: e.Arguments()}, nil
+	}})
+	reg.Register(scope.Global(), tools.Tool{Name: "text", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		return tools.TextResult("plain"), nil
+	}})
+	reg.Register(scope.Global(), tools.Tool{Name: "forbidden", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		t.Error("a denied tool ran")
+		return nil, nil
+	}})
+	type seen struct {
+		callID, root, parent, agent string
+		nested                      bool
+	}
+	var mu sync.Mutex
+	var calls []seen
+	reg.OnPreExecute(func(ctx context.Context, e *tools.Execution, next func() tools.Decision) tools.Decision {
+		mu.Lock()
+		calls = append(calls, seen{e.CallID(), e.RootCallID(), e.ParentCallID(), e.Agent().ID, !e.Parent().IsZero()})
+		mu.Unlock()
+		if e.Name() == "forbidden" {
+			return tools.Deny{Reason: "policy says no"}
+		}
+		return next()
+	})
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var out runtime.Outcome
+	reg.Register(scope.Global(), tools.Tool{Name: "program", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		c := ptc.New(reg, e)
+		out = rt.Run(ctx, runtime.Request{Code: `
+const a = await tools.structured({ x: 1 });
+const b = await tools.text({});
+let denied;
+try { await tools.forbidden({}) } catch (err) { denied = err.code + ": " + err.message }
+return { a, b, denied };`, Tools: ptc.Bindings(reg, e.Agent()), Call: c.Call})
+		if c.Count() != 3 {
+			t.Errorf("Count: got %d, want 3", c.Count())
+		}
+		return &tools.Result{Value: out.Value}, nil
+	}})
+	agent := &tools.Agent{ID: "agent-1"}
+	res := reg.Execute(context.Background(), tools.Input{CallID: "root", Name: "program", Agent: agent})
+	if res.IsError {
+		t.Fatal(res.Err)
+	}
+	if want := `{"a":{"x":1},"b":"plain","denied":"DENIED: policy says no"}`; string(res.Value) != want {
+		t.Fatalf("got %s, want %s", res.Value, want)
+	}
+	want := []seen{
+		{"root", "root", "", "agent-1", false},
+		{"root:ptc:1", "root", "root", "agent-1", true},
+		{"root:ptc:2", "root", "root", "agent-1", true},
+		{"root:ptc:3", "root", "root", "agent-1", true},
+	}
+	if len(calls) != len(want) {
+		t.Fatalf("got %+v", calls)
+	}
+	for i := range want {
+		if calls[i] != want[i] {
+			t.Errorf("call %d: got %+v, want %+v", i, calls[i], want[i])
+		}
+	}
+	var ids []string
+	for _, c := range out.Calls {
+		ids = append(ids, c.ID+"/"+string(c.Code))
+	}
+	if got, _ := json.Marshal(ids); string(got) != `["root:ptc:1/","root:ptc:2/","root:ptc:3/DENIED"]` {
+		t.Errorf("call records: got %s", got)
+	}
+}
+
+func TestCallDirect(t *testing.T) {
+	reg := tools.New(tools.Options{})
+	var parent *tools.Execution
+	done := make(chan struct{})
+	release := make(chan struct{})
+	reg.Register(scope.Global(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		parent = e
+		close(done)
+		<-release
+		return nil, nil
+	}})
+	go reg.Execute(context.Background(), tools.Input{CallID: "p", RootCallID: "r", Name: "parent"})
+	<-done
+	c := ptc.New(reg, parent)
+	id, _, err := c.Call(context.Background(), "nope", json.RawMessage(`{}`))
+	var te *tools.Error
+	if id != "p:ptc:1" || !errors.As(err, &te) || te.Code != tools.CodeUnknownTool {
+		t.Fatalf("got %q %v", id, err)
+	}
+	close(release)
+}

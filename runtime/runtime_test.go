@@ -1,0 +1,186 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools"
+)
+
+// engines returns the engines available here: goja always; wazero when its
+// artifact is fetched (and then CI requires it).
+func engines(t *testing.T) map[string]*runtime.Runtime {
+	t.Helper()
+	out := map[string]*runtime.Runtime{}
+	for _, name := range []string{runtime.EngineGoja, runtime.EngineWazero} {
+		rt, err := runtime.New(runtime.Options{Engine: name, Limits: runtime.Limits{Timeout: 5 * time.Second, MemoryBytes: 64 << 20}})
+		if err != nil {
+			if name == runtime.EngineWazero && os.Getenv("CODEMODE_REQUIRE_WAZERO") == "" {
+				t.Logf("wazero skipped: %v", err)
+				continue
+			}
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rt.Close() })
+		out[name] = rt
+	}
+	return out
+}
+
+// echoCall is a nested-call function that echoes its arguments and counts
+// calls in flight.
+type echoCall struct {
+	inFlight, maxInFlight atomic.Int64
+	n                     atomic.Int64
+}
+
+func (c *echoCall) call(ctx context.Context, name string, args json.RawMessage) (string, json.RawMessage, error) {
+	id := "p:ptc:" + string(rune('0'+c.n.Add(1)%10))
+	if name == "missing" {
+		return id, nil, tools.Errorf(tools.CodeUnknownTool, "unknown tool %q", name)
+	}
+	cur := c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	for {
+		m := c.maxInFlight.Load()
+		if cur <= m || c.maxInFlight.CompareAndSwap(m, cur) {
+			break
+		}
+	}
+	if name == "slow" {
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			return id, nil, ctx.Err()
+		}
+	}
+	return id, args, nil
+}
+
+func TestLimits(t *testing.T) {
+	for name, rt := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			tests := []struct {
+				name     string
+				code     string
+				limits   runtime.Limits
+				wantCode tools.Code
+				check    func(t *testing.T, out runtime.Outcome, c *echoCall)
+			}{
+				{name: "value and calls", code: `const r = await tools.echo({ a: 1 }); return r.a + 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if string(out.Value) != "2" || len(out.Calls) != 1 || out.Calls[0].Name != "echo" || out.Calls[0].Code != "" {
+						t.Errorf("got %s %+v", out.Value, out.Calls)
+					}
+				}},
+				{name: "subcall limit", limits: runtime.Limits{MaxSubcalls: 5}, code: `for (let i = 0; i < 10; i++) await tools.echo({ i })`, wantCode: tools.CodeSubcallLimit},
+				{name: "subcall limit is catchable", limits: runtime.Limits{MaxSubcalls: 2}, code: `let n = 0; for (let i = 0; i < 5; i++) { try { await tools.echo({}); n++ } catch (e) { if (e.code !== "SUBCALL_LIMIT") throw e } } return n`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if string(out.Value) != "2" {
+						t.Errorf("got %s, want 2", out.Value)
+					}
+				}},
+				{name: "concurrency bound", limits: runtime.Limits{MaxConcurrentSubcalls: 3}, code: `await Promise.all(Array.from({ length: 12 }, () => tools.slow({}))); return "ok"`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if m := c.maxInFlight.Load(); m > 3 || m < 2 {
+						t.Errorf("max in flight %d, want 2..3", m)
+					}
+				}},
+				{name: "log budget truncates", limits: runtime.Limits{MaxLogBytes: 100}, code: `for (let i = 0; i < 50; i++) console.log("0123456789"); return 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if !out.LogsTruncated || len(out.Logs) != 11 || !strings.Contains(out.Logs[10].Text, "truncated") || string(out.Value) != "1" {
+						t.Errorf("got %d logs, truncated %v", len(out.Logs), out.LogsTruncated)
+					}
+				}},
+				{name: "result budget", limits: runtime.Limits{MaxResultBytes: 1000}, code: `return "x".repeat(2000)`, wantCode: tools.CodeResultTooLarge},
+				{name: "binding rejection keeps its code", code: `await tools.missing({})`, wantCode: tools.CodeUnknownTool},
+				{name: "timeout cancels in-flight calls", limits: runtime.Limits{Timeout: 50 * time.Millisecond}, code: `while (true) await tools.slow({})`, wantCode: tools.CodeTimeout},
+				{name: "syntax error", code: "return (", wantCode: tools.CodeSyntaxError},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					c := &echoCall{}
+					out := rt.Run(context.Background(), runtime.Request{Code: tt.code, Tools: []string{"echo", "slow"}, Call: c.call, Limits: tt.limits})
+					got := tools.Code("")
+					if out.Err != nil {
+						got = out.Err.Code
+					}
+					if got != tt.wantCode {
+						t.Fatalf("got %q (%v), want %q", got, out.Err, tt.wantCode)
+					}
+					if tt.check != nil {
+						tt.check(t, out, c)
+					}
+					if n := c.inFlight.Load(); n != 0 {
+						t.Errorf("%d nested calls still in flight after the run", n)
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestPersistentEnvironments(t *testing.T) {
+	for name, rt := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			host := scope.NewHost("h")
+			defer host.Dispose()
+			plugin := host.Child(scope.KindPlugin, "codemode")
+			es := rt.NewEnvironments(plugin, runtime.EnvOptions{})
+			agent := host.Child(scope.KindAgent, "a")
+			o := es.Owner(agent, "codemode")
+			steps := []struct {
+				code, want string
+				reset      bool
+			}{
+				{code: "let n = 1; const k = 10; function inc() { return ++n }", want: ""},
+				{code: "return inc() + k", want: "12"},
+				{code: "let n = 100; return inc()", want: "101"},
+				{code: "return typeof n", want: `"undefined"`, reset: true},
+			}
+			for i, s := range steps {
+				if s.reset {
+					es.Reset(o)
+				}
+				out := es.Run(context.Background(), o, runtime.Request{Code: s.code})
+				if out.Err != nil {
+					t.Fatalf("step %d: %v", i, out.Err)
+				}
+				if string(out.Value) != s.want {
+					t.Fatalf("step %d: got %s, want %s", i, out.Value, s.want)
+				}
+			}
+			// A broken environment is replaced, not reused.
+			out := es.Run(context.Background(), o, runtime.Request{Code: "let keep = 1; while (true) {}", Limits: runtime.Limits{Timeout: 50 * time.Millisecond}})
+			if out.Err == nil || out.Err.Code != tools.CodeTimeout {
+				t.Fatalf("got %v, want TIMEOUT", out.Err)
+			}
+			if out := es.Run(context.Background(), o, runtime.Request{Code: "return 7"}); string(out.Value) != "7" {
+				t.Fatalf("after a timeout: got %s %v", out.Value, out.Err)
+			}
+			agent.Dispose()
+			if es.Len() != 0 {
+				t.Fatalf("%d environments left after the agent ended", es.Len())
+			}
+		})
+	}
+}
+
+func TestUnknownEngine(t *testing.T) {
+	if _, err := runtime.New(runtime.Options{Engine: "v8"}); err == nil || !strings.Contains(err.Error(), "unknown engine") {
+		t.Fatalf("got %v", err)
+	}
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Close()
+	out := rt.Run(context.Background(), runtime.Request{Code: "return 1"})
+	if out.Err == nil || !errors.Is(out.Err, runtime.ErrClosed) {
+		t.Fatalf("run on a closed runtime: got %v", out.Err)
+	}
+}
