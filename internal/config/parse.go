@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/codemode/codemode/tools"
 	"io"
 	"math"
 	"strconv"
@@ -468,41 +469,14 @@ func (p *parser) codemode(raw json.RawMessage, path string) CodeMode {
 	return c
 }
 
-// closest returns the known key nearest to key, or "" if none is close.
+// closest returns the known key nearest to key, or "" if none is close. It
+// is the registry's close-name rule, so config keys and tool names are
+// suggested alike.
 func closest(key string, known []string) string {
-	best, bestD := "", len(key)/2+2
-	lk := strings.ToLower(key)
-	for _, k := range known {
-		lk2 := strings.ToLower(k)
-		if lk == lk2 {
-			return k
-		}
-		if d := levenshtein(lk, lk2); d < bestD {
-			best, bestD = k, d
-		}
+	if s := tools.Suggest(key, known, 1); len(s) > 0 {
+		return s[0]
 	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return ""
 }
 
 func related(path string, issues []Issue) bool {
