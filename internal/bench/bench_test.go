@@ -1,0 +1,128 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// The Go benchmarks behind each figure of `codemode bench` (see
+// docs/benchmarks.md). They drive the same target and programs as the
+// command, through the full stack (code_run via Registry.Execute), and check
+// every answer.
+//
+//	go test -run '^$' -bench BenchmarkWorkloads -benchmem ./internal/bench
+//	go test -run '^$' -bench BenchmarkSweep -benchmem ./internal/bench
+//	go test -run '^$' -bench BenchmarkViaMCP ./internal/bench
+
+// BenchmarkWorkloads backs the table and the latency chart: one
+// sub-benchmark per engine/mode/workload. In persistent mode the
+// environment is set up (the repl records loaded) before the timer starts,
+// as the command does; heap-B/env is the live heap it then holds.
+func BenchmarkWorkloads(b *testing.B) {
+	benchWorkloads(b, Workloads())
+}
+
+// BenchmarkSweep backs the growth chart: calls with 1 to 1000 nested calls,
+// repl with 1k to 100k records.
+func BenchmarkSweep(b *testing.B) {
+	benchWorkloads(b, SweepWorkloads())
+}
+
+func benchWorkloads(b *testing.B, workloads []*Workload) {
+	for _, engine := range AllEngines {
+		if err := checkEngine(engine); err != nil {
+			b.Run(engine, func(b *testing.B) { b.Skipf("%s: unavailable (%v)", engine, err) })
+			continue
+		}
+		for _, mode := range AllModes {
+			for _, w := range workloads {
+				b.Run(engine+"/"+mode+"/"+w.Name, func(b *testing.B) {
+					s, err := newStack(engine, mode, 1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer s.close()
+					benchTarget(b, s, w, mode == ModePersistent, true)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkViaMCP backs `codemode bench --via mcp`: code_run round trips
+// through a `codemode serve` process over stdio (built into a temporary
+// directory first), whose nested calls go to the fake MCP server process.
+func BenchmarkViaMCP(b *testing.B) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("no go command to build codemode with")
+	}
+	exe := filepath.Join(b.TempDir(), "codemode")
+	build := exec.Command(gobin, "build", "-o", exe, "github.com/codemode/codemode/cmd/codemode")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("building codemode: %v", err)
+	}
+	for _, engine := range AllEngines {
+		if err := checkEngine(engine); err != nil {
+			b.Run(engine, func(b *testing.B) { b.Skipf("%s: unavailable (%v)", engine, err) })
+			continue
+		}
+		for _, mode := range AllModes {
+			for _, w := range (Options{Via: ViaMCP}).withDefaults().Workloads {
+				b.Run(engine+"/"+mode+"/"+w.Name, func(b *testing.B) {
+					t, err := newMCPTarget(exe, engine, mode, 1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer t.close()
+					benchTarget(b, t, w, mode == ModePersistent, false)
+				})
+			}
+		}
+	}
+}
+
+func benchTarget(b *testing.B, t target, w *Workload, persistent, inProcess bool) {
+	ctx := context.Background()
+	code := w.Program(persistent)
+	var before memSample
+	if persistent && inProcess {
+		before = sampleMemory()
+	}
+	if persistent && w.Setup != "" {
+		if _, err := t.run(ctx, 0, w.Setup); err != nil {
+			b.Fatalf("setup: %v", err)
+		}
+	}
+	// One checked run outside the timer warms the path and, in persistent
+	// mode, creates the environment before the heap is sampled.
+	v, err := t.run(ctx, 0, code)
+	if err == nil {
+		err = w.Check(v)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	var heap int64
+	if persistent && inProcess {
+		heap = max(0, sampleMemory().heap-before.heap)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := t.run(ctx, 0, code)
+		if err == nil {
+			err = w.Check(v)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if heap > 0 {
+		// After the loop: b.Loop's first call resets reported metrics.
+		b.ReportMetric(float64(heap), "heap-B/env")
+	}
+}

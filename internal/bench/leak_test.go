@@ -1,0 +1,22 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestNoLeak: every row's target is closed, persistent environments
+// included, so a run leaves no goroutine behind.
+func TestNoLeak(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	w, _ := Lookup("repl1k")
+	rep, err := Run(context.Background(), Options{Workloads: []*Workload{w}, N: 2, Warmup: 1, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed() {
+		t.Fatalf("rows failed: %+v", rep.Rows)
+	}
+}

@@ -1,0 +1,101 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/codemode/codemode/codemode"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpTarget measures what an MCP client sees: each agent is a client
+// session with its own `codemode serve` process over stdio (one stdio
+// session per process), whose code_run nested calls go to the embedded
+// default's fake MCP server (another process).
+type mcpTarget struct {
+	sessions []*mcp.ClientSession
+	stderr   []*tailBuffer
+}
+
+func newMCPTarget(exe, engine, mode string, agents int) (*mcpTarget, error) {
+	m := string(codemode.PerCall)
+	if mode == ModePersistent {
+		m = string(codemode.Persistent)
+	}
+	t := &mcpTarget{}
+	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)
+	for range agents {
+		cmd := exec.Command(exe, "serve", "--engine", engine, "--mode", m)
+		tail := &tailBuffer{max: 4096}
+		cmd.Stderr = tail
+		// Connect has its own context: the session must outlive it.
+		s, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.close()
+			return nil, fmt.Errorf("starting %s serve: %w%s", exe, err, tail.suffix())
+		}
+		t.sessions = append(t.sessions, s)
+		t.stderr = append(t.stderr, tail)
+	}
+	return t, nil
+}
+
+func (t *mcpTarget) run(ctx context.Context, agent int, code string) (json.RawMessage, error) {
+	res, err := t.sessions[agent].CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolCodeRun, Arguments: map[string]any{"code": code}})
+	if err != nil {
+		return nil, fmt.Errorf("code_run over MCP: %w%s", err, t.stderr[agent].suffix())
+	}
+	if res.IsError {
+		var texts []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				texts = append(texts, tc.Text)
+			}
+		}
+		return nil, fmt.Errorf("code_run: %s", strings.Join(texts, "\n"))
+	}
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return nil, fmt.Errorf("code_run over MCP: structured content: %w", err)
+	}
+	return codeRunValue(structured)
+}
+
+func (t *mcpTarget) close() {
+	for _, s := range t.sessions {
+		s.Close() // closes stdin, then waits for the process (SIGTERM after 5s)
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it: a child's stderr, for
+// error messages.
+type tailBuffer struct {
+	max int
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = b.buf[over:]
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) suffix() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := string(bytes.TrimSpace(b.buf))
+	if s == "" {
+		return ""
+	}
+	return " (stderr: " + s + ")"
+}
