@@ -137,8 +137,8 @@ func TestPersistentEnvironments(t *testing.T) {
 				code, want string
 				reset      bool
 			}{
-				{code: "let n = 1; const k = 10; function inc() { return ++n }", want: ""},
-				{code: "return inc() + k", want: "12"},
+				{code: "let n = 1; const k = (10); const seen = new Map(); function inc() { seen.set(n, true); return ++n }", want: ""},
+				{code: "return inc() + k + seen.size", want: "13"},
 				{code: "let n = 100; return inc()", want: "101"},
 				{code: "return typeof n", want: `"undefined"`, reset: true},
 			}

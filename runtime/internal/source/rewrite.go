@@ -143,7 +143,7 @@ func (r *rewriter) decl(kw int, tok token.Token, list []*ast.Binding) {
 			r.insert(r.off(b.Target.Idx1()), " = void 0")
 		}
 	}
-	end := r.off(list[len(list)-1].Idx1())
+	end := r.bindingEnd(list[len(list)-1])
 	r.insert(end, ")")
 	if semi := r.nextSemicolon(end); semi >= 0 {
 		r.insert(semi+1, "}")
@@ -152,31 +152,62 @@ func (r *rewriter) decl(kw int, tok token.Token, list []*ast.Binding) {
 	}
 }
 
-// nextSemicolon returns the offset of the `;` that ends a statement at end,
-// skipping whitespace and comments, or -1 when the statement ended by ASI.
-func (r *rewriter) nextSemicolon(end int) int {
-	c := r.code
-	for i := end; i < len(c); {
+// bindingEnd is where a binding's text ends. goja's positions stop short in
+// two cases: parentheses are not in the AST (`(1)` ends at the 1, an arrow's
+// `(body)` at the body) and `new X()` with no arguments ends at X. Right
+// after a complete initializer, a `)` can only close a parenthesis opened
+// inside it and an empty `()` can only be its call, so both are absorbed.
+func (r *rewriter) bindingEnd(b *ast.Binding) int {
+	end := r.off(b.Idx1())
+	for {
+		i := r.skipBlank(end)
 		switch {
-		case c[i] == ';':
-			return i
+		case i < len(r.code) && r.code[i] == ')':
+			end = i + 1
+		case i < len(r.code) && r.code[i] == '(':
+			j := r.skipBlank(i + 1)
+			if j >= len(r.code) || r.code[j] != ')' {
+				return end
+			}
+			end = j + 1
+		default:
+			return end
+		}
+	}
+}
+
+// skipBlank returns the offset of the first character at or after i that
+// is not whitespace or inside a comment.
+func (r *rewriter) skipBlank(i int) int {
+	c := r.code
+	for i < len(c) {
+		switch {
 		case c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r':
 			i++
 		case strings.HasPrefix(c[i:], "//"):
 			j := strings.IndexByte(c[i:], '\n')
 			if j < 0 {
-				return -1
+				return len(c)
 			}
 			i += j
 		case strings.HasPrefix(c[i:], "/*"):
 			j := strings.Index(c[i+2:], "*/")
 			if j < 0 {
-				return -1
+				return len(c)
 			}
 			i += j + 4
 		default:
-			return -1
+			return i
 		}
+	}
+	return i
+}
+
+// nextSemicolon returns the offset of the `;` that ends a statement at end,
+// skipping whitespace and comments, or -1 when the statement ended by ASI.
+func (r *rewriter) nextSemicolon(end int) int {
+	if i := r.skipBlank(end); i < len(r.code) && r.code[i] == ';' {
+		return i
 	}
 	return -1
 }

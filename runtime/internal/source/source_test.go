@@ -60,6 +60,11 @@ func TestPrepareShapes(t *testing.T) {
 		{name: "persistent declarations", persistent: true,
 			code:     "let x = 1\nconst {a, b: [c], ...r} = o\nvar v\nfunction f() {}\nasync function g() {}\nclass K {}\nfor (var i = 0; i < 1; i++) { var inner }\nfor (var k of []) {}\n{ let blockScoped = 1 }",
 			declared: []string{"x", "a", "c", "r", "v", "f", "g", "K", "i", "inner", "k"}},
+		// goja's AST leaves out parentheses and the () of `new X()`: the
+		// rewrite must still close each declaration after its full text.
+		{name: "persistent parentheses and new", persistent: true,
+			code:     "const m = new Map();\nconst n = (1);\nlet f = x => (x + 1)\nlet g = new Date\nconst h = a + new Set()  // c\nconst o = ((1) + (2))\nvar p = new Map ( /* x */ )\nconst q = c ? (a) : (b)\nfor (let i = new Number(0); i < 1; i++) {}",
+			declared: []string{"m", "n", "f", "g", "h", "o", "p", "q"}},
 		{name: "persistent ts", persistent: true, ts: true, code: "const n: number = 1\nfunction sq(x: number) { return x * x }", declared: []string{"n", "sq"}},
 	}
 	for _, tt := range tests {
