@@ -1,0 +1,41 @@
+package codemode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools"
+)
+
+// BenchmarkCodeRun measures code_run through the whole stack — Execute,
+// the guard, the engine, and each nested call through ptc and Execute
+// again — on a no-op tool.
+//
+//	go test -run '^$' -bench BenchmarkCodeRun -benchmem ./codemode
+func BenchmarkCodeRun(b *testing.B) {
+	h := NewHost(tools.Options{})
+	defer h.Close()
+	preset := h.Preset("codemode")
+	h.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) { return &tools.Result{Value: json.RawMessage(`1`)}, nil }})
+	if _, err := Mount(h, preset, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	agent, _ := h.NewAgent(preset, "bench")
+	for _, n := range []int{0, 1, 10} {
+		code := fmt.Sprintf("let s = 0; for (let i = 0; i < %d; i++) s += await tools.mcp__fake__noop({}); return s", n)
+		b.Run(fmt.Sprintf("nested=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			args := map[string]any{"code": code}
+			for b.Loop() {
+				res := h.Registry.Execute(context.Background(), tools.Input{CallID: "b", Name: ToolCodeRun, Arguments: args, Agent: agent.Ref()})
+				if res.IsError {
+					b.Fatal(res.TextOf())
+				}
+			}
+		})
+	}
+}
