@@ -20,7 +20,9 @@ func BenchmarkCodeRun(b *testing.B) {
 	defer h.Close()
 	preset := h.Preset("codemode")
 	h.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) { return &tools.Result{Value: json.RawMessage(`1`)}, nil }})
+		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+			return &tools.Result{Value: json.RawMessage(`1`)}, nil
+		}})
 	if _, err := Mount(h, preset, Options{}); err != nil {
 		b.Fatal(err)
 	}
