@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/internal/front"
@@ -145,8 +144,4 @@ func cmdFake(ctx context.Context, env *cliEnv, args []string) int {
 		return exitUsage
 	}
 	return fakemcp.Main(ctx, in, out, env.stderr)
-}
-
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
