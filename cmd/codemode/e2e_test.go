@@ -333,3 +333,25 @@ func TestCLIUsage(t *testing.T) {
 		t.Errorf("bad config: got %d %q", code, stderr.String())
 	}
 }
+
+// TestServeStdioNoStall is CONTRACT §8's guard for the server itself: many
+// sequential calls through `codemode serve` over real pipes, each with its
+// own timeout; any stall fails the test instead of hanging it.
+func TestServeStdioNoStall(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	cs := connectStdio(t, nil)
+	for i := range n {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": fmt.Sprintf("return %d", i)}})
+		cancel()
+		if err != nil {
+			t.Fatalf("call %d of %d: %v (a stall over 5s is a bug)", i, n, err)
+		}
+		if text(res) != fmt.Sprint(i) {
+			t.Fatalf("call %d: got %q", i, text(res))
+		}
+	}
+}
