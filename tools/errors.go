@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -93,9 +94,9 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	switch {
-	case errors.Is(err, errDeadline):
+	case errors.Is(err, context.DeadlineExceeded):
 		return CodeTimeout
-	case errors.Is(err, errCanceled):
+	case errors.Is(err, context.Canceled):
 		return CodeCancelled
 	}
 	return CodeToolError

@@ -1,8 +1,0 @@
-package tools
-
-import "context"
-
-var (
-	errDeadline = context.DeadlineExceeded
-	errCanceled = context.Canceled
-)
