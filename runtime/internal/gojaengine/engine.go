@@ -4,8 +4,9 @@
 // # Goroutines
 //
 // A goja Runtime belongs to one goroutine at a time. Each [engine.Env.Run]
-// drives the VM on a goroutine of its own, started for that run (runs of one
-// environment are serialised, so the VM never has two owners); the caller's
+// drives the VM on a goroutine of its own, an idle one left by an earlier
+// run or a new one (runs of one environment are serialised, so the VM never
+// has two owners); the caller's
 // goroutine only waits, which is what lets Run return at the deadline even
 // when the VM is stuck inside a long built-in call that goja cannot
 // interrupt. Nested tool calls (Job.Call) run on goroutines of their own and
@@ -157,6 +158,7 @@ type gojaEngine struct {
 	guard    *guard
 
 	pool     chan *vmState // nil when PoolSize < 0
+	work     chan func()   // hands a run to an idle VM goroutine (see goVM)
 	refill   chan struct{}
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -175,11 +177,13 @@ func New(opts Options) (engine.Engine, error) {
 	if _, err := prelude(); err != nil {
 		return nil, err
 	}
+	baseline()
 	e := &gojaEngine{
 		opts:     opts,
 		programs: programs,
 		guard:    newGuard(opts.MemorySampleInterval),
 		refill:   make(chan struct{}, 1),
+		work:     make(chan func()),
 		stop:     make(chan struct{}),
 	}
 	e.wg.Add(1)
@@ -311,4 +315,38 @@ func (e *gojaEngine) compile(job *engine.Job) (*goja.Program, *tools.Error) {
 	}
 	e.programs.Add(key, p)
 	return p, nil
+}
+
+// vmIdle is how long a VM goroutine waits for the next run before it ends.
+const vmIdle = time.Second
+
+// goVM runs f, one run's VM work, on a goroutine of its own: an idle one
+// from an earlier run when there is one, else a new one. goja recurses
+// deeply, so a fresh goroutine spends microseconds of every run growing
+// its stack by copying; a reused one has grown it already.
+// The goroutines are not counted in wg: one stuck in a built-in must not
+// hold up Close. Idle ones end after vmIdle or at Close.
+func (e *gojaEngine) goVM(f func()) {
+	select {
+	case e.work <- f:
+	default:
+		go e.vmLoop(f)
+	}
+}
+
+func (e *gojaEngine) vmLoop(f func()) {
+	t := time.NewTimer(vmIdle)
+	defer t.Stop()
+	for {
+		f()
+		f = nil // let the run be collected while idle
+		t.Reset(vmIdle)
+		select {
+		case f = <-e.work:
+		case <-t.C:
+			return
+		case <-e.stop:
+			return
+		}
+	}
 }

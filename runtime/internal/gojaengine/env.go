@@ -117,7 +117,7 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 
 	e.eng.guard.add(r)
 	resCh := make(chan engine.Result, 1)
-	go func() {
+	e.eng.goVM(func() {
 		defer e.eng.guard.remove(r)
 		defer close(r.finished)
 		res := e.execute(r, prg)
@@ -125,7 +125,7 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 			e.discard() // the memory may be held by globals
 		}
 		resCh <- res
-	}()
+	})
 
 	var res engine.Result
 	select {

@@ -59,6 +59,11 @@ type guard struct {
 	mu   sync.Mutex
 	runs map[*run]struct{}
 	wake chan struct{}
+	// alarm wakes the guard one interval after the first run started. Waking
+	// it at once would cost every run, most of which end within
+	// microseconds, a goroutine wake-up on another core; and the guard's
+	// first sample came one interval in anyway.
+	alarm *time.Timer
 
 	gcBusy atomic.Bool    // a forced GC is in flight
 	gcWG   sync.WaitGroup // forced GCs, waited for when the guard stops
@@ -77,7 +82,17 @@ type killRecord struct {
 type heapSample struct{ objects, live, cycles uint64 }
 
 func newGuard(interval time.Duration) *guard {
-	return &guard{interval: interval, runs: map[*run]struct{}{}, wake: make(chan struct{}, 1)}
+	g := &guard{interval: interval, runs: map[*run]struct{}{}, wake: make(chan struct{}, 1)}
+	g.alarm = time.AfterFunc(time.Hour, g.signal)
+	g.alarm.Stop()
+	return g
+}
+
+func (g *guard) signal() {
+	select {
+	case g.wake <- struct{}{}:
+	default:
+	}
 }
 
 const (
@@ -112,19 +127,18 @@ func (g *guard) add(r *run) {
 	r.baseline, r.startCycles = h.objects, h.cycles
 	g.mu.Lock()
 	g.runs[r] = struct{}{}
-	first := len(g.runs) == 1
-	g.mu.Unlock()
-	if first {
-		select {
-		case g.wake <- struct{}{}:
-		default:
-		}
+	if len(g.runs) == 1 {
+		g.alarm.Reset(g.interval)
 	}
+	g.mu.Unlock()
 }
 
 func (g *guard) remove(r *run) {
 	g.mu.Lock()
 	delete(g.runs, r)
+	if len(g.runs) == 0 {
+		g.alarm.Stop()
+	}
 	g.mu.Unlock()
 }
 
@@ -152,6 +166,7 @@ func (g *guard) collect() {
 // loop samples while runs are active and sleeps otherwise, until stop.
 func (g *guard) loop(stop <-chan struct{}) {
 	defer g.gcWG.Wait()
+	defer g.alarm.Stop()
 	sample := newSamples()
 	for {
 		if g.active() == 0 {
@@ -162,13 +177,17 @@ func (g *guard) loop(stop <-chan struct{}) {
 			}
 			continue
 		}
+		// The alarm fired an interval after the first run started: sample
+		// now, then every interval.
 		t := time.NewTicker(g.interval)
-		for g.active() > 0 {
-			select {
-			case <-stop:
-				t.Stop()
-				return
-			case <-t.C:
+		for first := true; g.active() > 0; first = false {
+			if !first {
+				select {
+				case <-stop:
+					t.Stop()
+					return
+				case <-t.C:
+				}
 			}
 			h := readHeap(sample)
 			if victim := g.check(h); victim != nil {

@@ -169,16 +169,20 @@
     }
     return 0;
   }
+  // One trap serves every guarded constructor: a trap's `this` is its
+  // handler, which holds the name and element size (a program never sees a
+  // handler, so it cannot change them). Calls without `new` need no trap.
+  // Handlers have no prototype: a proxy looks its traps up on the handler,
+  // so `get` or `apply` set on Object.prototype would otherwise become
+  // traps and receive the unguarded constructor.
+  function constructTrap(t, args, nt) {
+    tooBig("new " + this.name + "()", elemCount(args[0]) * this.bytesPer, true);
+    return ReflectConstruct(t, args, nt);
+  }
   function guardCtor(name, bytesPer) {
     var C = g[name];
     if (typeof C !== "function") return;
-    var P = new ProxyCtor(C, {
-      construct: function (t, args, nt) {
-        tooBig("new " + name + "()", elemCount(args[0]) * bytesPer, true);
-        return ReflectConstruct(t, args, nt);
-      },
-      apply: function (t, self, args) { return ReflectApply(t, self, args); }
-    });
+    var P = new ProxyCtor(C, { __proto__: null, construct: constructTrap, name: name, bytesPer: bytesPer });
     defineProperty(g, name, { value: P, writable: true, configurable: true, enumerable: false });
     try { defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false }); } catch (e) {}
   }

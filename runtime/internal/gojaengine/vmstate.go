@@ -19,7 +19,11 @@ var preludeSource string
 var (
 	preludeOnce sync.Once
 	preludePrg  *goja.Program
+	warmPrg     *goja.Program
 	preludeErr  error
+
+	baselineOnce  sync.Once
+	baselineNames map[string]bool
 )
 
 // prelude compiles the sandbox surface once; every runtime runs the same
@@ -27,9 +31,36 @@ var (
 func prelude() (*goja.Program, error) {
 	preludeOnce.Do(func() {
 		preludePrg, preludeErr = goja.Compile("codemode:prelude", preludeSource, true)
+		if preludeErr == nil {
+			warmPrg, preludeErr = goja.Compile("codemode:warm", warmSource, false)
+		}
 	})
 	return preludePrg, preludeErr
 }
+
+// baseline is the set of global names of a runtime no program has touched,
+// shared by all runtimes. It is computed once, from a throwaway runtime:
+// listing a runtime's globals from Go (Object.GetOwnPropertyNames) builds
+// every lazily created built-in, about a third of a runtime's cost, and the
+// list is the same for every runtime anyway.
+func baseline() map[string]bool {
+	baselineOnce.Do(func() {
+		names := map[string]bool{"__cm_k": true}
+		if st, err := buildVMState(); err == nil {
+			for _, k := range st.vm.GlobalObject().GetOwnPropertyNames() {
+				names[k] = true
+			}
+		}
+		baselineNames = names
+	})
+	return baselineNames
+}
+
+// warmSource builds, in a pooled runtime, the lazily created built-ins that
+// every program needs (async functions, promises and their jobs), so that
+// the program does not pay for them on the request path. Nothing else is
+// built ahead: most programs never touch most built-ins.
+const warmSource = "(async function(){ await null })()"
 
 var errSourceMapFiles = errors.New("source maps are only read from data: URLs")
 
@@ -47,7 +78,7 @@ type vmState struct {
 	stringify goja.Callable
 	parse     goja.Callable
 	errorCtor goja.Value
-	baseline  map[string]bool // global names before any program ran
+	baseline  map[string]bool // global names before any program ran; shared, read-only
 
 	memLimit int64
 	depth    int  // max call stack size
@@ -61,6 +92,16 @@ type vmState struct {
 }
 
 func newVMState() (*vmState, error) {
+	st, err := buildVMState()
+	if err != nil {
+		return nil, err
+	}
+	st.baseline = baseline()
+	return st, nil
+}
+
+// buildVMState makes a runtime with the sandbox surface installed.
+func buildVMState() (*vmState, error) {
 	prg, err := prelude()
 	if err != nil {
 		return nil, err
@@ -96,15 +137,15 @@ func newVMState() (*vmState, error) {
 		return nil, fmt.Errorf("gojaengine: running prelude: %w", err)
 	}
 
+	if _, err := vm.RunProgram(warmPrg); err != nil {
+		return nil, fmt.Errorf("gojaengine: warming the runtime: %w", err)
+	}
+
 	toolsObj := vm.NewDynamicObject(&toolsObject{st: st})
 	if err := global.DefineDataProperty("tools", toolsObj, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
 		return nil, fmt.Errorf("gojaengine: defining tools: %w", err)
 	}
 
-	st.baseline = map[string]bool{"__cm_k": true}
-	for _, k := range global.GetOwnPropertyNames() {
-		st.baseline[k] = true
-	}
 	return st, nil
 }
 
@@ -126,7 +167,10 @@ func (st *vmState) reserve(what string, bytes float64, buffer bool) string {
 	return ""
 }
 
-// globals lists the global names programs added (persistent envs).
+// globals lists the global names programs added (persistent envs). Listing
+// from Go builds the lazily created built-ins of this runtime, once; the
+// JavaScript Object.getOwnPropertyNames would not, but converting its array
+// back costs more per run than the one-off build.
 func (st *vmState) globals() []string {
 	var out []string
 	for _, k := range st.vm.GlobalObject().GetOwnPropertyNames() {
