@@ -190,3 +190,28 @@ func TestTableRemove(t *testing.T) {
 		t.Fatal("agent entry not removed")
 	}
 }
+
+func TestOnDispose(t *testing.T) {
+	s := NewHost("h")
+	ran := 0
+	cancel := s.OnDispose(func() { ran++ })
+	keep := s.OnDispose(func() { ran += 10 })
+	_ = keep
+	if s.Effects() != 2 {
+		t.Fatalf("got %d effects, want 2", s.Effects())
+	}
+	cancel() // forgets without running
+	cancel()
+	if ran != 0 || s.Effects() != 1 {
+		t.Fatalf("cancel ran the effect or kept it: ran %d, %d effects", ran, s.Effects())
+	}
+	s.Dispose()
+	if ran != 10 {
+		t.Fatalf("got ran %d, want 10", ran)
+	}
+	late := false
+	s.OnDispose(func() { late = true })() // on a disposed scope: runs at once; cancel is a no-op
+	if !late {
+		t.Fatal("late OnDispose did not run")
+	}
+}
