@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/codemode/codemode/ptc"
+
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 )
@@ -51,4 +53,32 @@ func benchCodeRun(b *testing.B, mode Mode) {
 			}
 		})
 	}
+}
+
+// BenchmarkPTCCall is the registry side of one nested call: ptc, Execute
+// with the code-mode guard installed, a no-op tool. The engine side is
+// BenchmarkEngine in runtime/internal/gojaengine.
+func BenchmarkPTCCall(b *testing.B) {
+	h := NewHost(tools.Options{})
+	defer h.Close()
+	preset := h.Preset("codemode")
+	h.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+			return &tools.Result{Value: json.RawMessage(`1`)}, nil
+		}})
+	Mount(h, preset, Options{})
+	agent, _ := h.NewAgent(preset, "bench")
+	h.Registry.Register(scope.Preset("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		c := ptc.New(h.Registry, e)
+		args := json.RawMessage(`{}`)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			if _, _, err := c.Call(ctx, "mcp__fake__noop", args); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return nil, nil
+	}})
+	h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent.Ref()})
 }
