@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/httpfence"
@@ -213,6 +214,8 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 // behind the CONTRACT §7 fence.
 func (s *Server) HTTPHandler(fence httpfence.Config) (http.Handler, error) {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil))
+	// Idle HTTP sessions end after an hour, and with them their agents and
+	// persistent environments; a stdio session ends with its pipe.
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{SessionTimeout: time.Hour}))
 	return httpfence.Wrap(mux, fence)
 }
