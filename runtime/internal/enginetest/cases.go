@@ -149,6 +149,39 @@ var hostileCases = []Case{
 	{Name: "huge typed array", Code: "return new Float64Array(2 ** 37).length", WantCodes: memoryCodes, Hostile: true},
 	{Name: "huge fill", Code: "return new Array(2 ** 31).fill(0).length", WantCodes: memoryCodes, Hostile: true},
 	{Name: "huge join", Code: "return new Array(2 ** 31).join('abc').length", WantCodes: memoryCodes, Hostile: true},
+	// A size a built-in reads twice: a guard that checks one read while the
+	// built-in allocates from another lets a program allocate anything. The
+	// spec reads (or converts) each once, so a program sees the small value
+	// and nothing big is ever allocated.
+	{Name: "typed array length getter", Code: "let n = 0\nreturn new Uint8Array({ get length() { return n++ ? 2 ** 33 : 2 } }).length", Want: 2, Hostile: true},
+	{Name: "typed array length from proxy", Code: "let n = 0\nconst p = new Proxy({ 0: 1, 1: 2, length: 2 }, { get(t, k) { return k === 'length' && n++ ? 2 ** 33 : Reflect.get(t, k) } })\nreturn new Float64Array(p).length", Want: 2, Hostile: true},
+	{Name: "typed array iterator over a sparse array", Code: "return new Uint8Array({ [Symbol.iterator]() { return new Array(2 ** 32 - 1).keys() } }).length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "typed array forged buffer tag", Code: "return new Uint8Array({ [Symbol.toStringTag]: 'ArrayBuffer', length: 2 ** 33 }).length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "typed array from function length", Code: "return new Uint8Array(Object.defineProperty(function () {}, 'length', { value: 2 ** 33 })).length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "typed array length string", Code: "return new Uint8Array('8589934592').length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "array buffer valueOf", Code: "let n = 0\nreturn new ArrayBuffer({ valueOf() { return n++ ? 2 ** 33 : 8 } }).byteLength", Want: 8, Hostile: true},
+	{Name: "array buffer toPrimitive", Code: "let n = 0\nreturn new ArrayBuffer({ [Symbol.toPrimitive]() { return n++ ? 2 ** 33 : 8 } }).byteLength", Want: 8, Hostile: true},
+	{Name: "array buffer huge valueOf", Code: "return new ArrayBuffer({ valueOf() { return 2 ** 33 } }).byteLength", WantCodes: memoryCodes, Hostile: true},
+	{Name: "Array.from length getter", Code: "let n = 0\nreturn Array.from({ get length() { return n++ ? 2 ** 32 : 2 } }).length", Want: 2, Hostile: true},
+	{Name: "Array.from sparse iterator", Code: "return Array.from(new Array(2 ** 32 - 1).values()).length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "fill length getter", Code: "let n = 0\nconst o = { get length() { return n++ ? 2 ** 32 : 2 } }\nArray.prototype.fill.call(o, 1)\nreturn Object.keys(o)", Want: []any{"0", "1", "length"}, Hostile: true},
+	{Name: "fill proxy length", Code: "let n = 0\nconst p = new Proxy([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 32 - 1 : 2) : Reflect.get(t, k) } })\np.fill(1)\nreturn Object.keys(p)", Want: []any{"0", "1"}, Hostile: true},
+	{Name: "join length getter", Code: "let n = 0\nreturn Array.prototype.join.call({ get length() { return n++ ? 2 ** 32 : 2 } }, 'abc')", Want: "abc", Hostile: true},
+	{Name: "join separator toString", Code: "let n = 0\nreturn new Array(2 ** 12).join({ toString() { return n++ ? 'x'.repeat(2 ** 16) : '' } }).length", Want: 0, Hostile: true},
+	{Name: "repeat valueOf", Code: "let n = 0\nreturn 'x'.repeat({ valueOf() { return n++ ? 2 ** 30 : 1 } })", Want: "x", Hostile: true},
+	{Name: "repeat receiver toString", Code: "let n = 0\nreturn String.prototype.repeat.call({ toString() { return n++ ? 'x'.repeat(2 ** 12) : 'y' } }, 2 ** 20).length", Want: 1 << 20, Hostile: true, MemoryLimit: 64 << 20},
+	{Name: "padStart valueOf", Code: "let n = 0\nreturn 'x'.padStart({ valueOf() { return n++ ? 2 ** 30 : 3 } }, '-')", Want: "--x", Hostile: true},
+	{Name: "padEnd toPrimitive", Code: "let n = 0\nreturn 'x'.padEnd({ [Symbol.toPrimitive]() { return n++ ? 2 ** 30 : 2 } })", Want: "x ", Hostile: true},
+	{Name: "size conversions run once", Code: "let n = 0\nconst v = { valueOf() { n++; return 2 } }, l = { get length() { n++; return 2 } }, sep = { toString() { n++; return '-' } }\n'x'.repeat(v); 'x'.padStart(v); 'x'.padEnd(v); new ArrayBuffer(v); new Uint8Array(l); Array.from(l)\nArray.prototype.fill.call(l, 0); Array.prototype.join.call(l, sep)\nreturn n", Want: 9, Hostile: true},
+	// Traps a program puts on Object.prototype must not reach a guard's
+	// internals (a proxy finds its traps on its handler through the
+	// prototype chain).
+	{Name: "Object.prototype.construct trap", Code: "Object.prototype.construct = function (t, a, nt) { return Reflect.construct(t, a, nt) }\nreturn new Uint8Array(2 ** 33).length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "Object.prototype.apply trap", Code: "let raw\nObject.prototype.apply = function (t, self, a) { raw = raw || t; return Reflect.apply(t, self, a) }\ntry { Uint8Array(1) } catch (e) {}\ndelete Object.prototype.apply\nreturn new (raw || Uint8Array)(2 ** 33).length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "Object.prototype.get trap", Code: "let raw\nObject.prototype.get = function (t, k, r) { raw = raw || t; return Reflect.get(t, k, r) }\nFloat64Array.BYTES_PER_ELEMENT\ndelete Object.prototype.get\nreturn new (raw || Float64Array)(2 ** 33).length", WantCodes: memoryCodes, Hostile: true},
+	{Name: "Object.prototype.has trap", Code: "let raw\nObject.prototype.has = function (t, k) { raw = raw || t; return Reflect.has(t, k) }\n'x' in ArrayBuffer\ndelete Object.prototype.has\nreturn new (raw || ArrayBuffer)(2 ** 33).byteLength", WantCodes: memoryCodes, Hostile: true},
+	{Name: "Object.prototype traps all set", Code: "for (const k of ['get', 'has', 'apply', 'construct']) Object.prototype[k] = function (t, ...a) { return Reflect[k](t, ...a) }\nreturn [new ArrayBuffer(2 ** 33).byteLength, new Uint8Array(2 ** 33).length]", WantCodes: memoryCodes, Hostile: true},
+	{Name: "Proxy created under an Object.prototype trap", Code: "let raw\nObject.prototype.construct = function (t, a, nt) { raw = raw || t; return Reflect.construct(t, a, nt) }\nnew Proxy({}, {})\ndelete Object.prototype.construct\nlet n = 0\nconst p = new (raw || Proxy)([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 32 - 1 : 2) : Reflect.get(t, k) } })\np.fill(1)\nreturn Object.keys(p)", Want: []any{"0", "1"}, Hostile: true},
 	{Name: "require", Code: "const fs = require('fs')", WantCode: tools.CodeRuntimeError, WantMsg: "tool", Hostile: true},
 	{Name: "fetch", Code: "await fetch('https://example.com')", WantCode: tools.CodeRuntimeError, WantMsg: "network", Hostile: true},
 	{Name: "setTimeout", Code: "await new Promise(r => setTimeout(r, 10))", WantCode: tools.CodeRuntimeError, WantMsg: "timers", Hostile: true},

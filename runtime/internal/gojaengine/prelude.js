@@ -157,18 +157,164 @@
   // Buffers count cumulatively: an untouched 1 MiB typed array costs no RAM
   // but counts as heap, so a loop of them inflates the heap faster than any
   // watchdog can sample.
+  //
+  // Every check sizes exactly what goja then allocates: a value the program
+  // can change between two reads (a getter, a proxy trap, valueOf, toString,
+  // Symbol.toPrimitive, a Symbol.iterator that yields a native iterator) is
+  // read or converted once, here, and goja receives the snapshot (a number,
+  // a string, an array the program never sees), never the original.
+  // Iteration the program controls runs here, in JavaScript, where a
+  // deadline or a memory kill can interrupt it; goja iterating natively
+  // (an array iterator over a sparse array, say) cannot be interrupted.
+  var ArrayCtor = Array, ArrayProto = Array.prototype, ObjectCtor = Object, TypeErrorCtor = TypeError;
+  var setProto = Object.setPrototypeOf;
+  var SymIter = Symbol.iterator;
+  var arrayValues = ArrayProto.values;
+  var ArrayBufferCtor = ArrayBuffer, isView = ArrayBuffer.isView, DataViewCtor = DataView;
+  var taLength = getOwn(getProto(Uint8Array.prototype), "length").get;
+  var WeakSetCtor = WeakSet, weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
+  var MAX_LENGTH = 9007199254740991;
+
   function tooBig(what, bytes, buffer) {
     var msg = reserve(what, bytes, buffer === true);
     if (msg) throw new RangeErrorCtor(msg);
   }
-  function elemCount(a) {
-    if (typeof a === "number") return a;
-    if (a !== null && typeof a === "object" && tag(a) !== "[object ArrayBuffer]") {
-      var n = a.length;
-      return typeof n === "number" ? n : 0;
-    }
-    return 0;
+  // toStr is ToString; a string is returned as is (a template literal
+  // would copy it).
+  function toStr(v) { return typeof v === "string" ? v : `${v}`; }
+  function isObject(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
+  // toInt is ToIntegerOrInfinity: it converts v (calling valueOf and
+  // friends) exactly once.
+  function toInt(v) {
+    var n = +v;
+    if (n !== n) return 0;
+    if (n === Infinity || n === -Infinity) return n;
+    n = n - n % 1;
+    return n === 0 ? 0 : n;
   }
+  function toLen(v) {
+    var n = toInt(v);
+    return n <= 0 ? 0 : n > MAX_LENGTH ? MAX_LENGTH : n;
+  }
+  function relIdx(rel, len) {
+    if (rel < 0) return len + rel < 0 ? 0 : len + rel;
+    return rel < len ? rel : len;
+  }
+  // An array the program never sees: no prototype, so neither inherited
+  // setters nor a Symbol.iterator; goja reads it as a plain array-like.
+  function snapshot() { return setProto([], null); }
+  // Brand checks through intrinsics that refuse anything else (a proxy
+  // included) without running program code or formatting the value (the
+  // byteLength getter's error would stringify it: a join of a whole typed
+  // array). Symbol.toStringTag can be forged.
+  function isBuffer(v) {
+    try { ReflectConstruct(DataViewCtor, [v, 0, 0]); return true; } catch (e) { return false; }
+  }
+  function typedLength(v) {
+    if (!ReflectApply(isView, ArrayBufferCtor, [v])) return -1;
+    try { return ReflectApply(taLength, v, []); } catch (e) { return -1; } // a DataView
+  }
+
+  // Proxies the program creates are remembered, so that a guard can tell a
+  // genuine array (whose length goja reads without running program code,
+  // so it reads what the guard read) from a proxy of one.
+  var proxies = null;
+  function noteProxy(p) {
+    if (proxies === null) proxies = new WeakSetCtor();
+    ReflectApply(weakAdd, proxies, [p]);
+    return p;
+  }
+  function isGenuineArray(v) {
+    return isArray(v) && (proxies === null || !ReflectApply(weakHas, proxies, [v]));
+  }
+  var proxyRevocable = ProxyCtor.revocable;
+  defineProperty(ProxyCtor, "revocable", {
+    value: {
+      revocable(target, handler) {
+        var r = ReflectApply(proxyRevocable, ProxyCtor, [target, handler]);
+        noteProxy(r.proxy);
+        return r;
+      }
+    }.revocable,
+    writable: true, configurable: true, enumerable: false
+  });
+  defineProperty(g, "Proxy", {
+    value: new ProxyCtor(ProxyCtor, {
+      __proto__: null,
+      construct: function (t, args, nt) { return noteProxy(ReflectConstruct(t, args, nt)); }
+    }),
+    writable: true, configurable: true, enumerable: false
+  });
+
+  // collect runs the iteration protocol in JavaScript (see above) and
+  // returns the values, mapped if mapFn is given, as a snapshot.
+  var arrayIterProto = null, arrayIterNext;
+  function plainArrayIteration(method) {
+    if (method !== arrayValues) return false;
+    if (arrayIterProto === null) {
+      arrayIterProto = getProto(ReflectApply(arrayValues, [], []));
+      arrayIterNext = getOwn(arrayIterProto, "next").value;
+    }
+    return arrayIterProto.next === arrayIterNext;
+  }
+  function collect(items, method, mapFn, T) {
+    var vals = snapshot(), k = 0, v;
+    if (plainArrayIteration(method)) {
+      // What the built-in array iterator does, without its objects: read
+      // the length at every step, then the element. A genuine array's
+      // length is always an index; anything else's is converted.
+      if (isGenuineArray(items) && mapFn === undefined) {
+        for (; k < items.length; k++) vals[k] = items[k];
+        return vals;
+      }
+      while (k < toLen(items.length)) {
+        v = items[k];
+        vals[k] = mapFn === undefined ? v : ReflectApply(mapFn, T, [v, k]);
+        k++;
+      }
+      return vals;
+    }
+    var it = ReflectApply(method, items, []);
+    if (!isObject(it)) throw new TypeErrorCtor("the iterator is not an object");
+    var next = it.next;
+    for (;;) {
+      var r = ReflectApply(next, it, []);
+      if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
+      if (r.done) return vals;
+      v = r.value;
+      if (mapFn !== undefined) {
+        try {
+          v = ReflectApply(mapFn, T, [v, k]);
+        } catch (e) {
+          try { var ret = it["return"]; if (ret !== undefined && ret !== null) ReflectApply(ret, it, []); } catch (e2) {}
+          throw e;
+        }
+      }
+      vals[k++] = v;
+    }
+  }
+  // iterableOf hands a snapshot to a built-in as an iterable whose steps
+  // are JavaScript.
+  function iterableOf(vals) {
+    var i = 0, o = { __proto__: null };
+    var it = {
+      __proto__: null,
+      next: function () {
+        var r = { __proto__: null, value: undefined, done: i >= vals.length };
+        if (!r.done) r.value = vals[i++];
+        return r;
+      }
+    };
+    o[SymIter] = function () { return it; };
+    return o;
+  }
+  function iteratorOf(items) {
+    var method = items[SymIter];
+    if (method === undefined || method === null) return undefined;
+    if (typeof method !== "function") throw new TypeErrorCtor("Symbol.iterator is not a function");
+    return method;
+  }
+
   // One trap serves every guarded constructor: a trap's `this` is its
   // handler, which holds the name and element size (a program never sees a
   // handler, so it cannot change them). Calls without `new` need no trap.
@@ -176,13 +322,36 @@
   // so `get` or `apply` set on Object.prototype would otherwise become
   // traps and receive the unguarded constructor.
   function constructTrap(t, args, nt) {
-    tooBig("new " + this.name + "()", elemCount(args[0]) * this.bytesPer, true);
+    var what = "new " + this.name + "()", per = this.bytesPer, a = args[0], n;
+    if (this.buffer || !isObject(a)) {
+      // A length: ToIndex, converted here once.
+      n = args.length > 0 ? toInt(a) : 0;
+      if (args.length > 0) args[0] = n;
+      tooBig(what, n > 0 ? n * per : 0, true);
+    } else if (!isArray(a) && (n = typedLength(a)) >= 0) {
+      tooBig(what, n * per, true);
+    } else if (!isArray(a) && isBuffer(a)) {
+      // A view of an existing buffer: nothing allocated.
+    } else {
+      var method = iteratorOf(a), vals;
+      if (method !== undefined) {
+        if (isArray(a)) tooBig(what, toLen(a.length) * per);
+        vals = collect(a, method);
+      } else {
+        n = toLen(a.length);
+        tooBig(what, n * per);
+        vals = snapshot();
+        for (var k = 0; k < n; k++) vals[k] = a[k];
+      }
+      tooBig(what, vals.length * per, true);
+      args = [vals];
+    }
     return ReflectConstruct(t, args, nt);
   }
   function guardCtor(name, bytesPer) {
     var C = g[name];
     if (typeof C !== "function") return;
-    var P = new ProxyCtor(C, { __proto__: null, construct: constructTrap, name: name, bytesPer: bytesPer });
+    var P = new ProxyCtor(C, { __proto__: null, construct: constructTrap, name: name, bytesPer: bytesPer, buffer: name === "ArrayBuffer" });
     defineProperty(g, name, { value: P, writable: true, configurable: true, enumerable: false });
     try { defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false }); } catch (e) {}
   }
@@ -191,34 +360,103 @@
    ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
    ["BigInt64Array", 8], ["BigUint64Array", 8]].forEach(function (p) { guardCtor(p[0], p[1]); });
 
-  function guardMethod(proto, name, bytes) {
-    var f = proto[name];
-    if (typeof f !== "function") return;
-    var wrapped = {
-      [name]: function () {
-        tooBig(name + "()", bytes(this, arguments));
-        return ReflectApply(f, this, arguments);
-      }
-    }[name];
-    defineProperty(proto, name, { value: wrapped, writable: true, configurable: true, enumerable: false });
+  function install(obj, f) {
+    defineProperty(obj, f.name, { value: f, writable: true, configurable: true, enumerable: false });
   }
-  function strLen(s) { return s === null || s === undefined ? 0 : String(s).length; }
-  // Strings are UTF-16 in the worst case: 2 bytes a character.
-  guardMethod(String.prototype, "repeat", function (s, a) { return strLen(s) * Number(a[0]) * 2; });
-  guardMethod(String.prototype, "padStart", function (s, a) { return Number(a[0]) * 2; });
-  guardMethod(String.prototype, "padEnd", function (s, a) { return Number(a[0]) * 2; });
+  // Strings are UTF-16 in the worst case: 2 bytes a character. The
+  // receiver and the arguments are converted here, once; goja gets
+  // primitives, whose conversion runs no program code.
+  var repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
+  install(String.prototype, {
+    repeat(count) {
+      if (this === null || this === undefined) return ReflectApply(repeatF, this, arguments);
+      var s = toStr(this), n = +count, c = toInt(n);
+      tooBig("repeat()", c > 0 && c !== Infinity ? s.length * c * 2 : 0);
+      return ReflectApply(repeatF, s, [n]);
+    }
+  }.repeat);
+  function pad(f, what, self, maxLength, fillString) {
+    if (self === null || self === undefined) return ReflectApply(f, self, []);
+    var s = toStr(self), n = +maxLength, fill = fillString === undefined ? undefined : toStr(fillString);
+    tooBig(what, toLen(n) * 2);
+    return ReflectApply(f, s, [n, fill]);
+  }
+  install(String.prototype, { padStart(maxLength) { return pad(padStartF, "padStart()", this, maxLength, arguments[1]); } }.padStart);
+  install(String.prototype, { padEnd(maxLength) { return pad(padEndF, "padEnd()", this, maxLength, arguments[1]); } }.padEnd);
+
   // An array slot costs about 16 bytes; a join at least its separators.
-  guardMethod(Array.prototype, "fill", function (s) { return (s === null || s === undefined ? 0 : Number(s.length)) * 16; });
-  guardMethod(Array.prototype, "join", function (s, a) {
-    var n = s === null || s === undefined ? 0 : Number(s.length);
-    return n * (a[0] === undefined ? 1 : strLen(a[0])) * 2;
-  });
-  var arrayFrom = Array.from;
-  defineProperty(Array, "from", {
-    value: function from(items) {
-      tooBig("Array.from()", elemCount(items) * 16);
-      return ReflectApply(arrayFrom, this, arguments);
-    },
-    writable: true, configurable: true, enumerable: false
-  });
+  // A genuine array's length is a data property goja reads without running
+  // program code, so goja gets it as is when nothing else can run program
+  // code before goja reads the length; anything else goes through the
+  // algorithm here, with one read of the length.
+  var fillF = ArrayProto.fill, joinF = ArrayProto.join, arrayFrom = ArrayCtor.from;
+  install(ArrayProto, {
+    fill(value) {
+      var O = this, start = arguments[1], end = arguments[2];
+      if (O === null || O === undefined) return ReflectApply(fillF, O, arguments);
+      if (isGenuineArray(O) && !isObject(start) && !isObject(end)) {
+        tooBig("fill()", O.length * 16);
+        return ReflectApply(fillF, O, arguments);
+      }
+      O = ObjectCtor(O);
+      var len = toLen(O.length);
+      tooBig("fill()", len * 16);
+      var k = relIdx(toInt(start), len);
+      var fin = end === undefined ? len : relIdx(toInt(end), len);
+      for (; k < fin; k++) O[k] = value;
+      return O;
+    }
+  }.fill);
+  var joining = snapshot(); // the array-likes being joined, for cycles
+  install(ArrayProto, {
+    join(separator) {
+      var O = this, sep;
+      if (O === null || O === undefined) return ReflectApply(joinF, O, arguments);
+      if (isGenuineArray(O) && !isObject(separator)) {
+        sep = separator === undefined ? "," : toStr(separator);
+        tooBig("join()", O.length * sep.length * 2);
+        return ReflectApply(joinF, O, [sep]);
+      }
+      O = ObjectCtor(O);
+      for (var i = 0; i < joining.length; i++) if (joining[i] === O) return "";
+      var len = toLen(O.length);
+      sep = separator === undefined ? "," : toStr(separator);
+      tooBig("join()", len * (16 + sep.length * 2));
+      var parts = snapshot(), total = 0, depth = joining.length;
+      joining[depth] = O;
+      try {
+        for (var k = 0; k < len; k++) {
+          var e = O[k], s = e === undefined || e === null ? "" : toStr(e);
+          total += s.length;
+          parts[k] = s;
+        }
+      } finally {
+        joining.length = depth;
+      }
+      tooBig("join()", (total + len * sep.length) * 2);
+      return ReflectApply(joinF, parts, [sep]);
+    }
+  }.join);
+  install(ArrayCtor, {
+    from(items) {
+      var C = this, mapFn = arguments[1], T = arguments[2], vals;
+      if (mapFn !== undefined && typeof mapFn !== "function") throw new TypeErrorCtor("Array.from: the map function is not a function");
+      if (items === null || items === undefined) return ReflectApply(arrayFrom, C, arguments);
+      var method = iteratorOf(items);
+      if (method !== undefined) {
+        var n = typeof items === "string" ? items.length : isArray(items) ? toLen(items.length) : isObject(items) ? typedLength(items) : 0;
+        tooBig("Array.from()", n * 16);
+        vals = collect(items, method, mapFn, T);
+      } else {
+        var O = ObjectCtor(items), len = toLen(O.length);
+        tooBig("Array.from()", len * 16);
+        vals = snapshot();
+        for (var k = 0; k < len; k++) vals[k] = mapFn === undefined ? O[k] : ReflectApply(mapFn, T, [O[k], k]);
+      }
+      if (C === ArrayCtor) return setProto(vals, ArrayProto);
+      // Another constructor: the built-in creates the result, from the
+      // snapshot.
+      return ReflectApply(arrayFrom, C, [method !== undefined ? iterableOf(vals) : vals]);
+    }
+  }.from);
 })

@@ -2,7 +2,9 @@ package gojaengine
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemode/codemode/runtime/internal/enginetest"
 	"github.com/codemode/codemode/tools"
@@ -24,6 +26,60 @@ func TestGuardedCtorTraps(t *testing.T) {
 			want := []tools.Code{tools.CodeRuntimeError, tools.CodeMemoryLimit}
 			if o.Err == nil || !slices.Contains(want, o.Err.Code) {
 				t.Errorf("got %s, %v; want a refused allocation (%v)", o.Value, o.Err, want)
+			}
+		})
+	}
+}
+
+// TestGuardsRefuseUpFront: each guarded built-in, handed a size the program
+// can change between reads (getters, proxy traps, valueOf and friends,
+// forged brands, iterators that would run natively), refuses with a
+// RangeError or completes with the size it read once. Before, goja re-read
+// the size and the VM was abandoned inside the built-in while it allocated
+// gigabytes, which the suite's MEMORY_LIMIT expectation cannot tell apart.
+// Iterations that follow the program's changes (an array iterator re-reads
+// a proxy's length at every step) run as JavaScript and end at the deadline.
+func TestGuardsRefuseUpFront(t *testing.T) {
+	eng := newTestEngine(t, Options{})
+	for _, tc := range []struct{ name, code, want string }{
+		{"typed array length getter", "let n = 0\nreturn new Uint8Array({ get length() { return n++ ? 2 ** 33 : 0 } }).length", "0"},
+		{"typed array huge length getter", "return new Uint8Array({ get length() { return 2 ** 33 } }).length", ""},
+		{"typed array from a proxy of an array", "let n = 0\nreturn new Uint8Array(new Proxy([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 33 : 0) : Reflect.get(t, k) } })).length", "timeout"},
+		{"typed array from a typed array with a length getter", "const a = new Uint8Array(10 << 20)\nObject.defineProperty(a, 'length', { value: 0 })\nreturn new Float64Array(a).length", ""},
+		{"typed array string length", "return new Uint8Array('8589934592').length", ""},
+		{"typed array forged buffer", "return new Uint8Array({ [Symbol.toStringTag]: 'ArrayBuffer', length: 2 ** 33 }).length", ""},
+		{"typed array function length", "return new Uint8Array(Object.defineProperty(function () {}, 'length', { value: 2 ** 33 })).length", ""},
+		{"array buffer valueOf", "return new ArrayBuffer({ valueOf() { return 2 ** 33 } }).byteLength", ""},
+		{"array buffer toPrimitive", "let n = 0\nreturn new ArrayBuffer({ [Symbol.toPrimitive]() { return n++ ? 2 ** 33 : 1 } }).byteLength", "1"},
+		{"Array.from length getter", "let n = 0\nreturn Array.from({ get length() { return n++ ? 2 ** 32 : 1 } }).length", "1"},
+		{"Array.from sparse array", "return Array.from(new Array(2 ** 31)).length", ""},
+		{"Array.from iterator returning a native iterator", "return Array.from({ [Symbol.iterator]() { return new Array(2 ** 32 - 1).keys() } }).length", "timeout"},
+		{"fill length getter", "let n = 0\nconst o = { get length() { return n++ ? 2 ** 32 : 1 } }\nArray.prototype.fill.call(o, 0)\nreturn Object.keys(o).length", "2"},
+		{"fill proxy", "let n = 0\nconst p = new Proxy([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 32 - 1 : 1) : Reflect.get(t, k) } })\nreturn p.fill(0) && Object.keys(p).length", "1"},
+		{"fill start shrinks the array", "const a = [1, 2, 3]\nreturn a.fill(0, { valueOf() { a.length = 2 ** 32 - 1; return 0 } }).length", "4294967295"},
+		{"join length getter", "let n = 0\nreturn Array.prototype.join.call({ get length() { return n++ ? 2 ** 32 : 1 } }, 'ab')", `""`},
+		{"join separator toString", "let n = 0\nreturn new Array(2 ** 12).join({ toString() { return n++ ? 'x'.repeat(2 ** 16) : '' } }).length", "0"},
+		{"join of a proxy with big elements", "const s = 'x'.repeat(1 << 20)\nreturn Array.prototype.join.call(new Proxy(new Array(4096).fill(s), {}), '').length", ""},
+		{"repeat valueOf", "let n = 0\nreturn 'x'.repeat({ valueOf() { return n++ ? 2 ** 30 : 1 } })", `"x"`},
+		{"repeat receiver toString", "let n = 0\nreturn String.prototype.repeat.call({ toString() { return n++ ? 'x'.repeat(4096) : 'y' } }, 2 ** 20).length", "1048576"},
+		{"padStart valueOf", "let n = 0\nreturn 'x'.padStart({ valueOf() { return n++ ? 2 ** 30 : 2 } })", `" x"`},
+		{"padEnd valueOf", "return 'x'.padEnd({ valueOf() { return 2 ** 30 } }).length", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := enginetest.Exec(t, eng, tc.code, enginetest.ExecOptions{MemoryLimit: enginetest.SuiteMemoryLimit, Timeout: 300 * time.Millisecond})
+			switch {
+			case o.Err != nil && strings.Contains(o.Err.Message, "stuck in a built-in"):
+				t.Errorf("the VM was abandoned inside a built-in: %v", o.Err)
+			case tc.want == "timeout":
+				if o.Err == nil || !slices.Contains([]tools.Code{tools.CodeTimeout, tools.CodeMemoryLimit}, o.Err.Code) {
+					t.Errorf("got %s, %v; want TIMEOUT or MEMORY_LIMIT", o.Value, o.Err)
+				}
+			case tc.want == "":
+				if o.Err == nil || o.Err.Code != tools.CodeRuntimeError || !strings.Contains(o.Err.Message, "RangeError") {
+					t.Errorf("got %s, %v; want a RangeError", o.Value, o.Err)
+				}
+			case o.Err != nil || string(o.Value) != tc.want:
+				t.Errorf("got %s, %v; want %s", o.Value, o.Err, tc.want)
 			}
 		})
 	}

@@ -334,36 +334,138 @@
     if (bytes > limit)
       throw new RangeErrorCtor(what + " would need " + Math.round(bytes / 1048576) + " MiB, over the program's memory budget of " + Math.round(limit / 1048576) + " MiB");
   }
-  function guardMethod(proto, name, bytes) {
-    const f = proto[name];
-    if (typeof f !== "function") return;
-    const wrapped = {
-      [name]: function () {
-        tooBig(name + "()", bytes(this, arguments));
-        return apply(f, this, arguments);
-      },
-    }[name];
-    defineProperty(proto, name, { value: wrapped, writable: true, configurable: true, enumerable: false });
+  // Each check reads or converts a size-relevant value once and hands the
+  // built-in the result (a primitive, or a snapshot the program never
+  // sees): a getter, proxy trap or valueOf must not run twice, or the
+  // built-in would use a value the check never saw.
+  const ObjectCtor = Object, ArrayProto = Array.prototype, setProto = Object.setPrototypeOf;
+  const SymIter = Symbol.iterator, ProxyCtor = Proxy, construct = Reflect.construct;
+  const MAX_LENGTH = 9007199254740991;
+  const isObject = (v) => v !== null && (typeof v === "object" || typeof v === "function");
+  function toInt(v) {
+    let n = +v;
+    if (n !== n) return 0;
+    if (n === Infinity || n === -Infinity) return n;
+    n = n - (n % 1);
+    return n === 0 ? 0 : n;
   }
-  const strLen = (s) => (s === null || s === undefined ? 0 : ("" + s).length);
-  const arrLen = (s) => (s === null || s === undefined ? 0 : Number(s.length));
-  // Strings take up to 2 bytes a character, an array slot about 16.
-  guardMethod(String.prototype, "repeat", (s, a) => strLen(s) * Number(a[0]) * 2);
-  guardMethod(String.prototype, "padStart", (s, a) => Number(a[0]) * 2);
-  guardMethod(String.prototype, "padEnd", (s, a) => Number(a[0]) * 2);
-  guardMethod(Array.prototype, "fill", (s) => arrLen(s) * 16);
-  guardMethod(Array.prototype, "join", (s, a) => arrLen(s) * (a[0] === undefined ? 1 : strLen(a[0])) * 2);
-  const arrayFrom = Array.from;
-  defineProperty(Array, "from", {
-    value: function from(items) {
-      if (typeof items === "number") tooBig("Array.from()", items * 16);
-      else if (items !== null && typeof items === "object" && typeof items.length === "number") tooBig("Array.from()", items.length * 16);
-      return apply(arrayFrom, this, arguments);
-    },
+  function toLen(v) {
+    const n = toInt(v);
+    return n <= 0 ? 0 : n > MAX_LENGTH ? MAX_LENGTH : n;
+  }
+  const toStr = (v) => (typeof v === "string" ? v : `${v}`); // ToString, without copying a string
+  const relIdx = (rel, len) => (rel < 0 ? (len + rel < 0 ? 0 : len + rel) : rel < len ? rel : len);
+  const snapshot = () => setProto([], null);
+  // Proxies are remembered so a check can tell a genuine array, whose
+  // length reads run no program code, from a proxy of one.
+  const proxies = new WeakSetCtor();
+  const isGenuineArray = (v) => isArray(v) && !apply(weakHas, proxies, [v]);
+  const proxyRevocable = ProxyCtor.revocable;
+  defineProperty(ProxyCtor, "revocable", {
+    value: {
+      revocable(target, handler) {
+        const r = apply(proxyRevocable, ProxyCtor, [target, handler]);
+        apply(weakAdd, proxies, [r.proxy]);
+        return r;
+      },
+    }.revocable,
     writable: true,
     configurable: true,
     enumerable: false,
   });
+  defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
+    __proto__: null,
+    construct(t, args, nt) {
+      const p = construct(t, args, nt);
+      apply(weakAdd, proxies, [p]);
+      return p;
+    },
+  }));
+  function install(obj, f) {
+    defineProperty(obj, f.name, { value: f, writable: true, configurable: true, enumerable: false });
+  }
+  // Strings take up to 2 bytes a character, an array slot about 16.
+  const repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
+  install(String.prototype, {
+    repeat(count) {
+      if (this === null || this === undefined) return apply(repeatF, this, arguments);
+      const s = toStr(this), n = +count, c = toInt(n);
+      tooBig("repeat()", c > 0 && c !== Infinity ? s.length * c * 2 : 0);
+      return apply(repeatF, s, [n]);
+    },
+  }.repeat);
+  function pad(f, what, self, maxLength, fillString) {
+    if (self === null || self === undefined) return apply(f, self, []);
+    const s = toStr(self), n = +maxLength, fill = fillString === undefined ? undefined : toStr(fillString);
+    tooBig(what, toLen(n) * 2);
+    return apply(f, s, [n, fill]);
+  }
+  install(String.prototype, { padStart(maxLength) { return pad(padStartF, "padStart()", this, maxLength, arguments[1]); } }.padStart);
+  install(String.prototype, { padEnd(maxLength) { return pad(padEndF, "padEnd()", this, maxLength, arguments[1]); } }.padEnd);
+  const fillF = ArrayProto.fill, joinF = ArrayProto.join, arrayFrom = Array.from;
+  install(ArrayProto, {
+    fill(value) {
+      let O = this;
+      const start = arguments[1], end = arguments[2];
+      if (O === null || O === undefined) return apply(fillF, O, arguments);
+      if (isGenuineArray(O) && !isObject(start) && !isObject(end)) {
+        tooBig("fill()", O.length * 16);
+        return apply(fillF, O, arguments);
+      }
+      O = ObjectCtor(O);
+      const len = toLen(O.length);
+      tooBig("fill()", len * 16);
+      let k = relIdx(toInt(start), len);
+      const fin = end === undefined ? len : relIdx(toInt(end), len);
+      for (; k < fin; k++) O[k] = value;
+      return O;
+    },
+  }.fill);
+  const joining = snapshot(); // the array-likes being joined, for cycles
+  install(ArrayProto, {
+    join(separator) {
+      let O = this, sep;
+      if (O === null || O === undefined) return apply(joinF, O, arguments);
+      if (isGenuineArray(O) && !isObject(separator)) {
+        sep = separator === undefined ? "," : toStr(separator);
+        tooBig("join()", O.length * sep.length * 2);
+        return apply(joinF, O, [sep]);
+      }
+      O = ObjectCtor(O);
+      for (let i = 0; i < joining.length; i++) if (joining[i] === O) return "";
+      const len = toLen(O.length);
+      sep = separator === undefined ? "," : toStr(separator);
+      tooBig("join()", len * (16 + sep.length * 2));
+      const parts = snapshot(), depth = joining.length;
+      joining[depth] = O;
+      try {
+        for (let k = 0; k < len; k++) {
+          const e = O[k];
+          parts[k] = e === undefined || e === null ? "" : toStr(e);
+        }
+      } finally {
+        joining.length = depth;
+      }
+      return apply(joinF, parts, [sep]);
+    },
+  }.join);
+  install(Array, {
+    from(items) {
+      if (!isObject(items)) return apply(arrayFrom, this, arguments);
+      const method = items[SymIter];
+      if (method !== undefined && method !== null) {
+        if (isGenuineArray(items)) tooBig("Array.from()", items.length * 16);
+        // The built-in iterates, with the method read here.
+        const it = { __proto__: null, [SymIter]() { return apply(method, items, []); } };
+        return apply(arrayFrom, this, [it, arguments[1], arguments[2]]);
+      }
+      const len = toLen(items.length);
+      tooBig("Array.from()", len * 16);
+      const snap = snapshot();
+      for (let k = 0; k < len; k++) snap[k] = items[k];
+      return apply(arrayFrom, this, [snap, arguments[1], arguments[2]]);
+    },
+  }.from);
 
   const pristine = new MapCtor();
   for (const name of getOwnPropertyNames(globalThis)) apply(mapSet, pristine, [name, true]);
