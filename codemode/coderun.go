@@ -73,14 +73,41 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 	return renderOutcome(out), nil
 }
 
-// bindings are the names bound on `tools`: everything callable.
+// bindings are the names bound on `tools`: everything callable. Listing
+// and sorting the registry on every run is a measurable share of a short
+// program's cost, so the names are cached per view until the tool set
+// changes.
 func (p *Plugin) bindings(agent *tools.Agent) []string {
+	var key tools.Agent
+	if agent != nil {
+		key = *agent
+	}
+	gen := p.reg.Generation()
+	p.mu.Lock()
+	if c, ok := p.bindingCache[key]; ok && c.gen == gen {
+		p.mu.Unlock()
+		return c.names
+	}
+	p.mu.Unlock()
 	infos := p.callable(agent)
 	names := make([]string, len(infos))
 	for i, in := range infos {
 		names[i] = in.Name
 	}
+	p.mu.Lock()
+	if len(p.bindingCache) >= maxBindingCache {
+		clear(p.bindingCache) // a bound, not an LRU: agents come and go
+	}
+	p.bindingCache[key] = bindingEntry{gen: gen, names: names}
+	p.mu.Unlock()
 	return names
+}
+
+const maxBindingCache = 1024
+
+type bindingEntry struct {
+	gen   uint64
+	names []string // shared: never modified after caching
 }
 
 // owner is the state owner of agent's programs: the agent itself (CONTRACT

@@ -97,8 +97,9 @@ type Plugin struct {
 	log       *slog.Logger
 	warnOnce  sync.Once
 
-	mu    sync.Mutex
-	debug map[string]*debugState // by agent id
+	mu           sync.Mutex
+	debug        map[string]*debugState // by agent id
+	bindingCache map[tools.Agent]bindingEntry
 }
 
 // Mount registers the preset under parent (a preset scope, or the host
@@ -114,7 +115,7 @@ func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
 	if opts.CatalogBudget <= 0 {
 		opts.CatalogBudget = defaultCatalogSz
 	}
-	p := &Plugin{host: host, reg: host.Registry, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, log: opts.Logger}
+	p := &Plugin{host: host, reg: host.Registry, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[tools.Agent]bindingEntry{}, log: opts.Logger}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}

@@ -58,6 +58,7 @@ type Registry struct {
 	post   listeners[PostExecute]
 	subs   listeners[func(ResultEvent)]
 	asm    listeners[AssembleHook]
+	gen    atomic.Uint64 // bumped on every tool registration and removal
 }
 
 type registered struct {
@@ -144,12 +145,23 @@ func (r *Registry) Register(l scope.Layer, t Tool) (remove func(), err error) {
 	if trivialObjectSchema(t.InputSchema) {
 		resolved = nil // validation is exactly "a JSON object", which the snapshot checks
 	}
-	remove, err = r.tools.Add(l, t.Name, &registered{tool: t, schema: resolved, layer: l})
+	removeEntry, err := r.tools.Add(l, t.Name, &registered{tool: t, schema: resolved, layer: l})
 	if err != nil {
 		return nil, fmt.Errorf("tools: register: %w", err)
 	}
-	return remove, nil
+	r.gen.Add(1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			removeEntry()
+			r.gen.Add(1)
+		})
+	}, nil
 }
+
+// Generation changes whenever a tool is registered or removed, so callers
+// can cache what they derive from the tool set (listings, catalogs).
+func (r *Registry) Generation() uint64 { return r.gen.Load() }
 
 // Info describes a registered tool without its body.
 type Info struct {
