@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -110,6 +111,7 @@ type Instance struct {
 	r     *Runtime
 	mod   api.Module
 	mem   api.Memory
+	lm    experimental.LinearMemory // mem's backing (see newLinearMemory)
 	fns   [numFns]api.Function
 	stack [8]uint64
 

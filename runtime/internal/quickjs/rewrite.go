@@ -577,3 +577,121 @@ func (r *reader) skip(n int) {
 	}
 	r.off += n
 }
+
+// snapshotGlobalPrefix names the exports added by exportMutableGlobals.
+const snapshotGlobalPrefix = "codemode_global_"
+
+// exportMutableGlobals returns a copy of the module that exports every
+// mutable global it defines (as snapshotGlobalPrefix + index), and the
+// export names: a snapshot (Instance.Snapshot) must save and restore them
+// with the linear memory, and wazero reaches only exported globals.
+//
+// Why not assume the globals are equal between top-level calls? Most are
+// (the stack pointer is restored by every return), but a build may keep
+// other state there; saving all of them costs a few loads and is exact.
+func exportMutableGlobals(wasm []byte) ([]byte, []string, error) {
+	var importedGlobals uint32
+	var names []string
+	var globalIdx []uint32
+	out := append([]byte(nil), wasm[:8]...)
+	r := reader{b: wasm, off: 8}
+	type section struct {
+		id         byte
+		start, end int
+		payload    []byte
+	}
+	var secs []section
+	for r.off < len(r.b) {
+		start := r.off
+		id := r.byte()
+		size := r.u32()
+		if r.err != nil || r.off+int(size) > len(r.b) {
+			return nil, nil, fmt.Errorf("truncated section at offset %d", start)
+		}
+		secs = append(secs, section{id: id, start: start, end: r.off + int(size), payload: r.b[r.off : r.off+int(size)]})
+		r.off += int(size)
+	}
+	for _, s := range secs {
+		switch s.id {
+		case secImport:
+			n, err := countImportedGlobals(s.payload)
+			if err != nil {
+				return nil, nil, fmt.Errorf("import section: %w", err)
+			}
+			importedGlobals = n
+		case secGlobal:
+			g := reader{b: s.payload}
+			n := g.u32()
+			for k := uint32(0); k < n && g.err == nil; k++ {
+				g.byte() // value type
+				mut := g.byte()
+				if err := skipConstExpr(&g); err != nil {
+					return nil, nil, fmt.Errorf("global %d: %w", k, err)
+				}
+				if mut == 1 {
+					globalIdx = append(globalIdx, importedGlobals+k)
+				}
+			}
+			if g.err != nil {
+				return nil, nil, fmt.Errorf("global section: %w", g.err)
+			}
+		}
+	}
+	found := false
+	for _, s := range secs {
+		if s.id != secExport {
+			out = append(out, wasm[s.start:s.end]...)
+			continue
+		}
+		found = true
+		e := reader{b: s.payload}
+		n := e.u32()
+		if e.err != nil {
+			return nil, nil, fmt.Errorf("export section: %w", e.err)
+		}
+		p := appendU32(nil, n+uint32(len(globalIdx)))
+		p = append(p, s.payload[e.off:]...)
+		for _, gi := range globalIdx {
+			name := fmt.Sprintf("%s%d", snapshotGlobalPrefix, gi)
+			names = append(names, name)
+			p = appendU32(p, uint32(len(name)))
+			p = append(p, name...)
+			p = append(p, 0x03)
+			p = appendU32(p, gi)
+		}
+		out = appendSection(out, secExport, p)
+	}
+	if !found {
+		return nil, nil, errors.New("the module has no export section")
+	}
+	return out, names, nil
+}
+
+// skipConstExpr advances past a constant expression (a global's
+// initializer) and its end opcode.
+func skipConstExpr(r *reader) error {
+	for r.err == nil {
+		switch op := r.byte(); op {
+		case 0x0b:
+			return nil
+		case 0x41, 0x42: // i32.const, i64.const (signed LEB128)
+			for r.err == nil && r.byte()&0x80 != 0 {
+			}
+		case 0x43:
+			r.off += 4
+		case 0x44:
+			r.off += 8
+		case 0x23, 0xd2: // global.get, ref.func
+			r.u32()
+		case 0xd0: // ref.null
+			r.byte()
+		case 0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e: // extended constant arithmetic
+		default:
+			return fmt.Errorf("unsupported opcode %#x in a constant expression", op)
+		}
+		if r.off > len(r.b) {
+			return errors.New("truncated constant expression")
+		}
+	}
+	return r.err
+}

@@ -156,3 +156,16 @@ func TestABICheckRejectsUnknownImport(t *testing.T) {
 		t.Errorf("got %v, want an unrecognised-import error", err)
 	}
 }
+
+func TestExportMutableGlobals(t *testing.T) {
+	art := loadTestArtifact(t)
+	_, names, err := exportMutableGlobals(art.Wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stack pointer at least; NewRuntime compiles the result.
+	if len(names) == 0 {
+		t.Fatal("no mutable globals found")
+	}
+	t.Log(names)
+}

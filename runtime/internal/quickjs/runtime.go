@@ -35,6 +35,7 @@ type Runtime struct {
 	abi       *abi
 	maxPages  uint32
 	initPages uint32
+	globals   []string // exports of the mutable globals (exportMutableGlobals)
 
 	closed atomic.Bool
 }
@@ -75,6 +76,10 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	if wasm, err = addPolling(wasm, poll); err != nil {
 		return nil, fmt.Errorf("quickjs: adding loop polling: %w", err)
 	}
+	var globals []string
+	if wasm, globals, err = exportMutableGlobals(wasm); err != nil {
+		return nil, fmt.Errorf("quickjs: exporting the mutable globals: %w", err)
+	}
 	if mi.module != a.importModule || a.imports[mi.name] != "memory" {
 		return nil, fmt.Errorf("quickjs: the wasm imports memory as %s.%s, the glue says otherwise", mi.module, mi.name)
 	}
@@ -106,7 +111,7 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	if err := a.check(compiled.ImportedFunctions(), compiled.ExportedFunctions()); err != nil {
 		return fail(fmt.Errorf("quickjs: the wasm does not match its glue: %w", err))
 	}
-	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min}
+	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min, globals: globals}
 	if err := r.instantiateHost(ctx); err != nil {
 		return fail(fmt.Errorf("quickjs: host module: %w", err))
 	}
@@ -154,6 +159,19 @@ func instanceOf(ctx context.Context) *Instance {
 // one QuickJS runtime (JSRuntime) in it, with the interrupt handler and the
 // module loader enabled. Instantiation takes 1–5 ms.
 func (r *Runtime) NewInstance(ctx context.Context) (*Instance, error) {
+	inst, err := r.instantiate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := inst.init(ctx); err != nil {
+		inst.Close()
+		return nil, err
+	}
+	return inst, nil
+}
+
+// instantiate instantiates the module and binds its exports.
+func (r *Runtime) instantiate(ctx context.Context) (*Instance, error) {
 	if r.closed.Load() {
 		return nil, errors.New("quickjs: runtime closed")
 	}
@@ -164,7 +182,8 @@ func (r *Runtime) NewInstance(ctx context.Context) (*Instance, error) {
 	// host functions, so the instance rides in this context too.
 	ictx := experimental.WithMemoryAllocator(context.WithValue(ctx, instKey{}, inst),
 		experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
-			return newLinearMemory(capacity, max)
+			inst.lm = newLinearMemory(capacity, max)
+			return inst.lm
 		}))
 	mod, err := r.wr.InstantiateModule(ictx, r.compiled, wazero.NewModuleConfig().
 		WithName(""). // anonymous: many instances of one module
@@ -175,10 +194,6 @@ func (r *Runtime) NewInstance(ctx context.Context) (*Instance, error) {
 	inst.mod = mod
 	inst.mem = mod.Memory()
 	if err := inst.bind(); err != nil {
-		inst.Close()
-		return nil, err
-	}
-	if err := inst.init(ctx); err != nil {
 		inst.Close()
 		return nil, err
 	}

@@ -62,8 +62,8 @@ func (e *Engine) refill() {
 // BenchmarkPerCall measures one per-call program end to end as a request
 // sees it: NewEnv (a warm environment from the pool), Run, Close. Between
 // iterations, untimed, the wazero engine's pool is refilled (a fresh
-// context costs about 2 ms of background work; BenchmarkPerCallSaturated
-// shows the throughput bound that sets).
+// context is a snapshot restore, tens of microseconds of background work;
+// BenchmarkPerCallSaturated shows the throughput bound that sets).
 func BenchmarkPerCall(b *testing.B) {
 	engines := benchEngines(b)
 	for _, w := range workloads {
@@ -94,8 +94,8 @@ func BenchmarkPerCall(b *testing.B) {
 }
 
 // BenchmarkPerCallSaturated runs per-call trivial programs back to back,
-// faster than the pool refills: the throughput bound, where NewEnv mostly
-// instantiates on the caller's goroutine.
+// faster than the pool refills: the throughput bound, where NewEnv often
+// resets a released instance on the caller's goroutine.
 func BenchmarkPerCallSaturated(b *testing.B) {
 	engines := benchEngines(b)
 	engines["wazero"] = newTestEngine(b, Options{}) // with its filler

@@ -44,8 +44,41 @@ type vm struct {
 	run *run
 }
 
-// newVM instantiates the module and prepares a context.
+// pristine is a snapshot of an instance holding one context with the
+// prelude installed, taken before any program ran in it, and the pointers
+// into it a vm needs. Restoring it is how instances get a fresh context
+// (see quickjs.Snapshot): byte for byte the state no program touched.
+type pristine struct {
+	snap *quickjs.Snapshot
+	ctx  quickjs.Context
+	fns  [numPreludeFns]quickjs.Value
+}
+
+// newVM instantiates the module and prepares a context: from the pristine
+// snapshot when there is one, else by building the context.
 func (e *Engine) newVM() (*vm, error) {
+	p, first, err := e.pristine()
+	if err != nil || first != nil {
+		return first, err
+	}
+	if p != nil {
+		inst, err := e.rt.NewInstanceFrom(e.bgCtx, p.snap)
+		if err == nil {
+			v := &vm{inst: inst, ctx: p.ctx, fns: p.fns}
+			inst.Hooks = quickjs.Hooks{Call: v.hostCall, Interrupt: v.interrupt}
+			return v, nil
+		}
+		if !errors.Is(err, quickjs.ErrSnapshotUnsupported) {
+			return nil, err
+		}
+		// This instance's memory fell back to the Go heap: build its
+		// context instead.
+	}
+	return e.buildVM()
+}
+
+// buildVM instantiates the module and builds a context in it.
+func (e *Engine) buildVM() (*vm, error) {
 	inst, err := e.rt.NewInstance(e.bgCtx)
 	if err != nil {
 		return nil, err
@@ -57,6 +90,54 @@ func (e *Engine) newVM() (*vm, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// pristine returns the engine's snapshot, nil where snapshots are
+// unsupported. The first call takes it, from a vm built for the purpose,
+// and returns that vm too (it is as pristine as a restored one).
+func (e *Engine) pristine() (*pristine, *vm, error) {
+	e.snapMu.Lock()
+	defer e.snapMu.Unlock()
+	if e.snap != nil || e.noSnap {
+		return e.snap, nil, nil
+	}
+	v, err := e.buildVM()
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := v.inst.Snapshot()
+	if errors.Is(err, quickjs.ErrSnapshotUnsupported) {
+		e.noSnap = true
+		return nil, v, nil
+	}
+	if err != nil {
+		v.inst.Close()
+		return nil, nil, err
+	}
+	e.snap = &pristine{snap: snap, ctx: v.ctx, fns: v.fns}
+	return e.snap, v, nil
+}
+
+// reset gives the vm a fresh context: the pristine snapshot restored, or
+// the old context freed and a new one built.
+func (e *Engine) reset(v *vm) error {
+	e.snapMu.Lock()
+	p := e.snap
+	e.snapMu.Unlock()
+	if p != nil {
+		err := v.inst.Restore(p.snap)
+		if !errors.Is(err, quickjs.ErrSnapshotUnsupported) {
+			if err != nil {
+				return err
+			}
+			v.ctx, v.fns = p.ctx, p.fns
+			return nil
+		}
+	}
+	if err := v.freeContext(); err != nil {
+		return err
+	}
+	return v.newContext()
 }
 
 // newContext creates a JSContext and installs the prelude.

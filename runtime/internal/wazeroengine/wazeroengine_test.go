@@ -312,3 +312,33 @@ func TestMissingArtifact(t *testing.T) {
 		t.Errorf("got %v, want ErrArtifactMissing naming %q", err, quickjs.FetchCommand)
 	}
 }
+
+// TestReusedInstancesArePristine: per-call programs that pollute built-ins
+// and grow the memory leave nothing for the next program of the same
+// instance (restored from the pristine snapshot, or rebuilt).
+func TestReusedInstancesArePristine(t *testing.T) {
+	e := newTestEngine(t, Options{PoolSize: 1})
+	seen := map[any]int{}
+	for k := 0; k < 12; k++ {
+		en, err := e.NewEnv(context.Background(), engine.EnvOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[en.(*env).v.inst]++
+		res := en.Run(context.Background(), &engine.Job{Name: "program.js", LineOffset: 1, Deadline: time.Now().Add(10 * time.Second),
+			Script: script(`const before = typeof [].polluted + " " + typeof polluted + " " + typeof big
+Array.prototype.polluted = 1; globalThis.polluted = 1; globalThis.big = "x".repeat(24 << 20)
+return before`)})
+		en.Close()
+		if string(res.Value) != `"undefined undefined undefined"` {
+			t.Fatalf("program %d: got %s %v, want a pristine context", k, res.Value, res.Err)
+		}
+	}
+	reused := false
+	for _, n := range seen {
+		reused = reused || n > 1
+	}
+	if !reused {
+		t.Error("no instance served two programs; the test checks nothing")
+	}
+}
