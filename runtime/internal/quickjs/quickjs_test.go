@@ -59,6 +59,23 @@ func TestCorruptArtifactIsRejected(t *testing.T) {
 	}
 }
 
+// newTestContext is a runtime, an instance and a context on it, closed with
+// the test.
+func newTestContext(t testing.TB) (*Runtime, *Instance, Context) {
+	t.Helper()
+	r := newTestRuntime(t)
+	inst, err := r.NewInstance(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close() })
+	c, err := inst.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, inst, c
+}
+
 func cacheDir(t testing.TB) string {
 	d, err := os.UserCacheDir()
 	if err != nil {
@@ -68,16 +85,7 @@ func cacheDir(t testing.TB) string {
 }
 
 func TestEvalString(t *testing.T) {
-	r := newTestRuntime(t)
-	inst, err := r.NewInstance(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
-	c, err := inst.NewContext()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, inst, c := newTestContext(t)
 	v, err := inst.Eval(c, `JSON.stringify({a: 1 + 1, d: typeof Date.now()})`, "t.js", EvalGlobal)
 	if err != nil {
 		t.Fatal(err)

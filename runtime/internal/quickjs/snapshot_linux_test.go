@@ -29,16 +29,7 @@ func evalString(t *testing.T, inst *Instance, c Context, code string) string {
 // ran since, in the same instance and in a new one; memory grown past the
 // snapshot reads as zero.
 func TestSnapshotRestore(t *testing.T) {
-	r := newTestRuntime(t)
-	inst, err := r.NewInstance(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
-	c, err := inst.NewContext()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, inst, c := newTestContext(t)
 	evalString(t, inst, c, `globalThis.before = "kept"; ""`)
 	snap, err := inst.Snapshot()
 	if errors.Is(err, ErrSnapshotUnsupported) {
@@ -92,16 +83,7 @@ func TestSnapshotRestore(t *testing.T) {
 // BenchmarkRestore measures a restore after a small program: the cost of a
 // fresh environment once the snapshot is mapped.
 func BenchmarkRestore(b *testing.B) {
-	r := newTestRuntime(b)
-	inst, err := r.NewInstance(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer inst.Close()
-	c, err := inst.NewContext()
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, inst, c := newTestContext(b)
 	snap, err := inst.Snapshot()
 	if err != nil {
 		b.Skip(err)
