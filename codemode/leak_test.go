@@ -1,0 +1,29 @@
+package codemode
+
+import (
+	"context"
+	"testing"
+
+	"github.com/codemode/codemode/tools"
+	"go.uber.org/goleak"
+)
+
+// TestNoLeakOnShutdown: mounting code mode, running programs in both modes
+// (with nested calls and a timeout) and closing the host leaves no
+// goroutine behind: pools, VM goroutines, sweepers and nested calls all
+// stop with their scopes.
+func TestNoLeakOnShutdown(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, mode := range []Mode{PerCall, Persistent} {
+		w := newWorld(t, false, Options{Mode: mode})
+		codeRun(t, w, w.agent, `return (await tools.mcp__fake__ticker({ q: "A" })).tool`)
+		codeRun(t, w, w.agent, `await Promise.all([1, 2, 3].map((i) => tools.mcp__fake__echo({ q: String(i) })))`)
+		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while (true) {}", "timeoutMs": 100}, Agent: w.agent.Ref()})
+		if res.Err == nil || res.Err.Code != tools.CodeTimeout {
+			t.Fatalf("%s: got %q, want TIMEOUT", mode, res.TextOf())
+		}
+		if err := w.host.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
