@@ -73,25 +73,39 @@ type Limits struct {
 }
 
 // WithDefaults returns l with zero fields set to their defaults.
-func (l Limits) WithDefaults() Limits {
+func (l Limits) WithDefaults() Limits { return l.over(defaultLimits) }
+
+// defaultLimits are the documented defaults of Limits (MaxStackDepth's is
+// the engine's own).
+var defaultLimits = Limits{
+	Timeout:               30 * time.Second,
+	MaxSubcalls:           1000,
+	MaxConcurrentSubcalls: 8,
+	MaxLogBytes:           1 << 20,
+	MaxResultBytes:        1 << 20,
+	MemoryBytes:           256 << 20,
+}
+
+// over returns l with each field that is not set (zero or negative) taken
+// from base: the one merge rule behind defaults and per-request overrides.
+func (l Limits) over(base Limits) Limits {
+	pick := func(v, b int) int {
+		if v > 0 {
+			return v
+		}
+		return b
+	}
 	if l.Timeout <= 0 {
-		l.Timeout = 30 * time.Second
-	}
-	if l.MaxSubcalls <= 0 {
-		l.MaxSubcalls = 1000
-	}
-	if l.MaxConcurrentSubcalls <= 0 {
-		l.MaxConcurrentSubcalls = 8
-	}
-	if l.MaxLogBytes <= 0 {
-		l.MaxLogBytes = 1 << 20
-	}
-	if l.MaxResultBytes <= 0 {
-		l.MaxResultBytes = 1 << 20
+		l.Timeout = base.Timeout
 	}
 	if l.MemoryBytes <= 0 {
-		l.MemoryBytes = 256 << 20
+		l.MemoryBytes = base.MemoryBytes
 	}
+	l.MaxSubcalls = pick(l.MaxSubcalls, base.MaxSubcalls)
+	l.MaxConcurrentSubcalls = pick(l.MaxConcurrentSubcalls, base.MaxConcurrentSubcalls)
+	l.MaxLogBytes = pick(l.MaxLogBytes, base.MaxLogBytes)
+	l.MaxResultBytes = pick(l.MaxResultBytes, base.MaxResultBytes)
+	l.MaxStackDepth = pick(l.MaxStackDepth, base.MaxStackDepth)
 	return l
 }
 
@@ -219,31 +233,8 @@ type Outcome struct {
 	Reset bool
 }
 
-func (rt *Runtime) effective(l Limits) Limits {
-	out := rt.limits
-	if l.Timeout > 0 {
-		out.Timeout = l.Timeout
-	}
-	if l.MaxSubcalls > 0 {
-		out.MaxSubcalls = l.MaxSubcalls
-	}
-	if l.MaxConcurrentSubcalls > 0 {
-		out.MaxConcurrentSubcalls = l.MaxConcurrentSubcalls
-	}
-	if l.MaxLogBytes > 0 {
-		out.MaxLogBytes = l.MaxLogBytes
-	}
-	if l.MaxResultBytes > 0 {
-		out.MaxResultBytes = l.MaxResultBytes
-	}
-	if l.MemoryBytes > 0 {
-		out.MemoryBytes = l.MemoryBytes
-	}
-	if l.MaxStackDepth > 0 {
-		out.MaxStackDepth = l.MaxStackDepth
-	}
-	return out
-}
+// effective is the budget of one request: its fields over the runtime's.
+func (rt *Runtime) effective(l Limits) Limits { return l.over(rt.limits) }
 
 func (rt *Runtime) envOptions(persistent bool, l Limits) engine.EnvOptions {
 	return engine.EnvOptions{Persistent: persistent, MemoryLimit: l.MemoryBytes, MaxStackDepth: l.MaxStackDepth}
