@@ -73,15 +73,7 @@ func BenchmarkPerCall(b *testing.B) {
 				job := &engine.Job{Script: script(w.body), Name: "program.js", LineOffset: 1, Tools: []string{"echo"}, Call: echo}
 				b.ReportAllocs()
 				for b.Loop() {
-					env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					job.Deadline = time.Now().Add(10 * time.Second)
-					if res := env.Run(context.Background(), job); res.Err != nil {
-						b.Fatal(res.Err)
-					}
-					env.Close()
+					runPerCall(b, eng, job)
 					if w, ok := eng.(*Engine); ok {
 						b.StopTimer()
 						w.refill()
@@ -105,15 +97,7 @@ func BenchmarkPerCallSaturated(b *testing.B) {
 			job := &engine.Job{Script: script("return 1 + 1"), Name: "program.js", LineOffset: 1}
 			b.ReportAllocs()
 			for b.Loop() {
-				env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				job.Deadline = time.Now().Add(10 * time.Second)
-				if res := env.Run(context.Background(), job); res.Err != nil {
-					b.Fatal(res.Err)
-				}
-				env.Close()
+				runPerCall(b, eng, job)
 			}
 		})
 	}
@@ -169,5 +153,18 @@ func BenchmarkPersistent(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// runPerCall runs job once in a fresh per-call environment.
+func runPerCall(b *testing.B, eng engine.Engine, job *engine.Job) {
+	env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer env.Close()
+	job.Deadline = time.Now().Add(10 * time.Second)
+	if res := env.Run(context.Background(), job); res.Err != nil {
+		b.Fatal(res.Err)
 	}
 }
