@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -84,5 +86,51 @@ func TestPersistentModeAndDebug(t *testing.T) {
 	w.agent.Scope.Dispose()
 	if after := w.plugin.Environments().Len(); after != before-1 {
 		t.Errorf("environments: %d before the agent ended, %d after", before, after)
+	}
+}
+
+// Nested calls run their tool bodies inline (tools.Input.Inline); a body
+// that ignores cancellation must still not hold code_run past its deadline
+// plus the engines' grace periods, nor break the next program.
+func TestNestedBodyIgnoringCancellation(t *testing.T) {
+	for _, mode := range []Mode{PerCall, Persistent} {
+		t.Run(string(mode), func(t *testing.T) {
+			w := newWorld(t, false, Options{Mode: mode})
+			release := make(chan struct{})
+			ended := make(chan struct{}, 2)
+			t.Cleanup(func() {
+				close(release)
+				for range 2 {
+					<-ended
+				}
+			})
+			if _, err := w.host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__stubborn", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+				defer func() { ended <- struct{}{} }()
+				<-release // ignores ctx
+				return &tools.Result{Value: json.RawMessage(`"late"`)}, nil
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			for _, code := range []string{
+				"return await tools.mcp__fake__stubborn({})",
+				"return await Promise.all([tools.mcp__fake__stubborn({}), tools.mcp__fake__ticker({})])",
+			} {
+				start := time.Now()
+				res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: map[string]any{"code": code, "timeoutMs": 100}, Agent: w.agent.Ref()})
+				took := time.Since(start)
+				if !res.IsError || res.Err.Code != tools.CodeTimeout {
+					t.Errorf("%s: got %q, want TIMEOUT", code, res.TextOf())
+				}
+				if took > 2*time.Second {
+					t.Errorf("%s: code_run took %v with a 100 ms limit", code, took)
+				}
+				if res := codeRun(t, w, w.agent, "return 1 + 1"); res.IsError {
+					t.Errorf("next program: %s", res.TextOf())
+				}
+			}
+			if !strings.Contains(w.logs.String(), "ignores cancellation") {
+				t.Errorf("no warning logged; logs:\n%s", w.logs)
+			}
+		})
 	}
 }

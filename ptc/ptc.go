@@ -48,6 +48,9 @@ func (c *Caller) Call(ctx context.Context, name string, args json.RawMessage) (s
 		Arguments:  args,
 		Agent:      c.parent.Agent(),
 		Parent:     c.parent.Token(),
+		// The engine bounds its own wait for a stuck call (the program's
+		// deadline plus a grace), so the body can skip a goroutine.
+		Inline: true,
 	})
 	if res.IsError {
 		return id, nil, res.Err

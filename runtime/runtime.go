@@ -291,7 +291,10 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Deadline:   deadline,
 	})
 	cancel()
-	rec.wait()
+	if n := rec.wait(); n > 0 {
+		rt.log.Warn("nested calls still running after their program ended; a tool body ignores cancellation",
+			slog.Int("calls", n), slog.Duration("waited", callGrace))
+	}
 	out.Logs, out.LogsTruncated, out.Calls = rec.results()
 	out.Value, out.Err = res.Value, res.Err
 	if out.Err == nil && len(out.Value) > limits.MaxResultBytes {
@@ -311,10 +314,11 @@ type recorder struct {
 	limits Limits
 	sem    chan struct{}
 	count  atomic.Int64
-	wg     sync.WaitGroup
 
 	mu        sync.Mutex
-	done      bool // the run is over: no new nested calls
+	done      bool          // the run is over: no new nested calls
+	inflight  int           // calls inside req.Call
+	idle      chan struct{} // closed when inflight drops to 0 after done
 	calls     []Call
 	logs      []Log
 	logBytes  int
@@ -331,9 +335,9 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 		r.mu.Unlock()
 		return nil, tools.Errorf(tools.CodeCancelled, "the program has ended")
 	}
-	r.wg.Add(1)
+	r.inflight++
 	r.mu.Unlock()
-	defer r.wg.Done()
+	defer r.leave()
 	if n := r.count.Add(1); n > int64(r.limits.MaxSubcalls) {
 		return nil, tools.Errorf(tools.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
 	}
@@ -356,6 +360,16 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
 	return value, err
+}
+
+func (r *recorder) leave() {
+	r.mu.Lock()
+	r.inflight--
+	if r.inflight == 0 && r.idle != nil {
+		close(r.idle)
+		r.idle = nil
+	}
+	r.mu.Unlock()
 }
 
 const truncationMarker = "[output truncated: the log budget is exhausted]"
@@ -381,13 +395,35 @@ func (r *recorder) log(level, text string) {
 	}
 }
 
+// callGrace bounds how long a run waits, after it ended, for nested calls
+// to return from their cancelled Call. A tool body that ignores
+// cancellation can hold its call (nested calls run their bodies inline);
+// the run then ends without that call's record rather than hang.
+const callGrace = 250 * time.Millisecond
+
 // wait returns when no nested call is in its Call any more (they were
-// cancelled with the run's context).
-func (r *recorder) wait() {
+// cancelled with the run's context), or after callGrace. It reports how
+// many calls were still running then.
+func (r *recorder) wait() int {
 	r.mu.Lock()
 	r.done = true
+	if r.inflight == 0 {
+		r.mu.Unlock()
+		return 0
+	}
+	idle := make(chan struct{})
+	r.idle = idle
 	r.mu.Unlock()
-	r.wg.Wait()
+	t := time.NewTimer(callGrace)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return 0
+	case <-t.C:
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.inflight
+	}
 }
 
 func (r *recorder) results() ([]Log, bool, []Call) {

@@ -65,20 +65,7 @@ func TestExecuteDecisions(t *testing.T) {
 	}}
 	panicky := Tool{Name: "panicky", Handler: func(ctx context.Context, e *Execution) (*Result, error) { panic("kaboom") }}
 	failing := Tool{Name: "failing", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, errors.New("disk on fire") }}
-	tests := []struct {
-		name     string
-		opts     Options
-		pre      PreExecute
-		guard    Guard
-		post     PostExecute
-		in       Input
-		ctx      func() (context.Context, context.CancelFunc)
-		wantCode Code
-		wantText string // substring of the result text
-		wantRan  bool   // the body ran
-		wantVal  string
-		anyRan   bool // the body may or may not have started before the deadline
-	}{
+	tests := []decisionCase{
 		{name: "allow", in: Input{Name: "echo", Arguments: map[string]any{"text": "hi"}}, wantRan: true, wantVal: `{"text":"hi"}`, wantText: `{"text":"hi"}`},
 		{name: "allow raw", in: Input{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)}, wantRan: true, wantVal: `{"text":"hi"}`},
 		{name: "deny", pre: func(ctx context.Context, e *Execution, next func() Decision) Decision {
@@ -128,66 +115,92 @@ func TestExecuteDecisions(t *testing.T) {
 		{name: "listener panic fails closed", pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { panic("bad listener") },
 			in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: CodeDenied, wantText: "bad listener"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, tt.opts, slow, stubborn, panicky, failing)
-			if tt.pre != nil {
-				h.r.OnPreExecute(tt.pre)
+	// Every case holds with the body on its own goroutine and inline (a
+	// stubborn body then holds the caller, but the answer is the same).
+	for _, inline := range []bool{false, true} {
+		for _, tt := range tests {
+			tt.in.Inline = inline
+			name := tt.name
+			if inline {
+				name += "/inline"
 			}
-			if tt.guard != nil {
-				h.r.AddGuard(tt.guard)
-			}
-			if tt.post != nil {
-				h.r.OnPostExecute(tt.post)
-			}
-			ctx := context.Background()
-			if tt.ctx != nil {
-				var cancel context.CancelFunc
-				ctx, cancel = tt.ctx()
-				defer cancel()
-			}
-			tt.in.CallID = "call_1"
-			res := h.r.Execute(ctx, tt.in)
-			if tt.wantCode == "" {
-				if res.IsError {
-					t.Fatalf("got error %v, want success", res.Err)
-				}
-			} else {
-				if !res.IsError || res.Err == nil || res.Err.Code != tt.wantCode {
-					t.Fatalf("got %+v (err %v), want code %s", res, res.Err, tt.wantCode)
-				}
-				if res.Value != nil {
-					t.Errorf("error result carries a value %s", res.Value)
-				}
-				if !strings.HasPrefix(res.TextOf(), "Error: ") && tt.name != "post block" {
-					t.Errorf("got text %q, want an Error: prefix", res.TextOf())
-				}
-				if !errors.Is(res.Err, &Error{Code: tt.wantCode}) {
-					t.Errorf("errors.Is does not match the code")
-				}
-			}
-			if tt.wantText != "" && !strings.Contains(res.TextOf(), tt.wantText) {
-				t.Errorf("got text %q, want it to contain %q", res.TextOf(), tt.wantText)
-			}
-			if tt.wantVal != "" && string(res.Value) != tt.wantVal {
-				t.Errorf("got value %s, want %s", res.Value, tt.wantVal)
-			}
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			if !tt.anyRan && (h.ran > 0) != tt.wantRan {
-				t.Errorf("body ran %d times, want ran=%v", h.ran, tt.wantRan)
-			}
-			wantPosts := 1
-			if tt.wantCode == CodeUnknownTool || tt.wantCode == CodeInvalidArguments {
-				wantPosts = 0 // resolution and validation failures precede the policy pipeline
-			}
-			if h.posts != wantPosts {
-				t.Errorf("post-execute ran %d times, want %d", h.posts, wantPosts)
-			}
-			if len(h.events) != 1 || h.events[0].CallID != "call_1" || h.events[0].Code != tt.wantCode || h.events[0].RootCallID != "call_1" {
-				t.Errorf("events: got %+v", h.events)
-			}
-		})
+			t.Run(name, func(t *testing.T) { runDecisionCase(t, tt, slow, stubborn, panicky, failing) })
+		}
+	}
+}
+
+type decisionCase struct {
+	name     string
+	opts     Options
+	pre      PreExecute
+	guard    Guard
+	post     PostExecute
+	in       Input
+	ctx      func() (context.Context, context.CancelFunc)
+	wantCode Code
+	wantText string // substring of the result text
+	wantRan  bool   // the body ran
+	wantVal  string
+	anyRan   bool // the body may or may not have started before the deadline
+}
+
+func runDecisionCase(t *testing.T, tt decisionCase, extra ...Tool) {
+	h := newHarness(t, tt.opts, extra...)
+	if tt.pre != nil {
+		h.r.OnPreExecute(tt.pre)
+	}
+	if tt.guard != nil {
+		h.r.AddGuard(tt.guard)
+	}
+	if tt.post != nil {
+		h.r.OnPostExecute(tt.post)
+	}
+	ctx := context.Background()
+	if tt.ctx != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = tt.ctx()
+		defer cancel()
+	}
+	tt.in.CallID = "call_1"
+	res := h.r.Execute(ctx, tt.in)
+	if tt.wantCode == "" {
+		if res.IsError {
+			t.Fatalf("got error %v, want success", res.Err)
+		}
+	} else {
+		if !res.IsError || res.Err == nil || res.Err.Code != tt.wantCode {
+			t.Fatalf("got %+v (err %v), want code %s", res, res.Err, tt.wantCode)
+		}
+		if res.Value != nil {
+			t.Errorf("error result carries a value %s", res.Value)
+		}
+		if !strings.HasPrefix(res.TextOf(), "Error: ") && tt.name != "post block" {
+			t.Errorf("got text %q, want an Error: prefix", res.TextOf())
+		}
+		if !errors.Is(res.Err, &Error{Code: tt.wantCode}) {
+			t.Errorf("errors.Is does not match the code")
+		}
+	}
+	if tt.wantText != "" && !strings.Contains(res.TextOf(), tt.wantText) {
+		t.Errorf("got text %q, want it to contain %q", res.TextOf(), tt.wantText)
+	}
+	if tt.wantVal != "" && string(res.Value) != tt.wantVal {
+		t.Errorf("got value %s, want %s", res.Value, tt.wantVal)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !tt.anyRan && (h.ran > 0) != tt.wantRan {
+		t.Errorf("body ran %d times, want ran=%v", h.ran, tt.wantRan)
+	}
+	wantPosts := 1
+	if tt.wantCode == CodeUnknownTool || tt.wantCode == CodeInvalidArguments {
+		wantPosts = 0 // resolution and validation failures precede the policy pipeline
+	}
+	if h.posts != wantPosts {
+		t.Errorf("post-execute ran %d times, want %d", h.posts, wantPosts)
+	}
+	if len(h.events) != 1 || h.events[0].CallID != "call_1" || h.events[0].Code != tt.wantCode || h.events[0].RootCallID != "call_1" {
+		t.Errorf("events: got %+v", h.events)
 	}
 }
 

@@ -293,6 +293,26 @@ var specialTests = []struct {
 			t.Errorf("slow call was not cancelled: %v", werr)
 		}
 	}},
+	{"a tool that ignores cancellation does not hold the run", func(t *testing.T, eng engine.Engine) {
+		for _, code := range []string{
+			"await tools.stubborn({})",                                    // awaited alone
+			"await Promise.all([tools.stubborn({}), tools.stubborn({})])", // concurrent
+		} {
+			ft := NewFakeTools()
+			const limit = 200 * time.Millisecond
+			o := Exec(t, eng, code, ExecOptions{Tools: ft, Timeout: limit})
+			if o.Err == nil || o.Err.Code != tools.CodeTimeout {
+				t.Fatalf("%s: got %s, %v; want TIMEOUT", code, o.Value, o.Err)
+			}
+			if o.Elapsed > limit+Grace || o.Elapsed >= StubbornFor {
+				t.Errorf("%s: took %v, want at most %v and less than the tool's %v", code, o.Elapsed, limit+Grace, StubbornFor)
+			}
+			if o := Exec(t, eng, "return await tools.echo({ok: 1})", ExecOptions{Tools: ft}); o.Err != nil || string(o.Value) != `{"ok":1}` {
+				t.Errorf("next program: got %s, %v", o.Value, o.Err)
+			}
+		}
+		time.Sleep(StubbornFor) // let the stubborn calls end before leak checks
+	}},
 	{"context cancellation", func(t *testing.T, eng engine.Engine) {
 		s := mustPrepare(t, "for (;;) {}", false)
 		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{})

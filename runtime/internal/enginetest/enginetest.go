@@ -336,6 +336,10 @@ type FakeTools struct {
 	SlowEnded chan error
 }
 
+// StubbornFor is how long the fake tool "stubborn" sleeps, ignoring its
+// ctx. It is callable (tools.stubborn) but not listed in Names.
+const StubbornFor = time.Second
+
 // NewFakeTools returns a fresh fake registry.
 func NewFakeTools() *FakeTools {
 	return &FakeTools{barDone: make(chan struct{}), SlowEnded: make(chan error, 16)}
@@ -373,6 +377,9 @@ func (f *FakeTools) Call(ctx context.Context, name string, args json.RawMessage)
 		return json.Marshal(name)
 	case "fail":
 		return nil, &tools.Error{Code: tools.CodeDenied, Message: "denied by policy"}
+	case "stubborn": // not in Names: a tool that ignores cancellation
+		time.Sleep(StubbornFor)
+		return json.Marshal("late")
 	case "slow":
 		<-ctx.Done()
 		f.SlowEnded <- ctx.Err()

@@ -329,7 +329,9 @@ func (r *run) execute() engine.Result {
 	r.callCtx, r.cancelCalls = context.WithCancel(r.ctx)
 	defer func() {
 		r.cancelCalls()
-		r.calls.Wait()
+		if r.inflight > 0 {
+			waitFor(&r.calls, grace)
+		}
 	}()
 
 	res := r.program()
@@ -732,4 +734,18 @@ func (r *run) mapStack(stack string) (string, int, int) {
 		rest = rest[m[1]:]
 	}
 	return strings.TrimRight(out.String(), "\n"), first, firstCol
+}
+
+// waitFor waits for wg, at most d: a nested call whose tool ignores
+// cancellation (bodies of nested calls run inline) must not hold the run.
+// Its goroutine delivers to a run that has moved on, which is harmless.
+func waitFor(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
