@@ -139,7 +139,11 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 			// Honour the caller's clock; the VM is dropped when it returns.
 			e.discard()
 			err := *r.killedErr()
-			err.Message += " (the program was stuck in a built-in call; its environment was discarded)"
+			if name := r.inCall.Load(); name != nil {
+				err.Message += fmt.Sprintf(" (the program waited for tool %q, which did not stop when cancelled; its environment was discarded)", *name)
+			} else {
+				err.Message += " (the program was stuck in a built-in call; its environment was discarded)"
+			}
 			res = engine.Result{Err: &err}
 		}
 		t.Stop()
@@ -210,9 +214,10 @@ type run struct {
 	killed   *tools.Error
 	done     bool
 	killCh   chan struct{}
-	finished chan struct{} // closed when the VM goroutine is done with the run
-	abrupt   bool          // an uncatchable error unwound the VM; it cannot run again
-	bufBytes float64       // bytes of buffers the program allocated (see vmState.reserve)
+	finished chan struct{}          // closed when the VM goroutine is done with the run
+	abrupt   bool                   // an uncatchable error unwound the VM; it cannot run again
+	inCall   atomic.Pointer[string] // the tool the VM goroutine is calling inline, if any
+	bufBytes float64                // bytes of buffers the program allocated (see vmState.reserve)
 
 	// Memory guard accounting.
 	baseline    uint64 // heap objects when the run started
@@ -280,9 +285,18 @@ func (r *run) jsTime(now int64) int64 {
 	return t
 }
 
+// enqueue queues a call the program just made. The first call made while
+// nothing else is queued or in flight is held back: if the program then
+// waits for it and for nothing else, the loop makes it on the VM goroutine
+// itself (see loop), which saves two goroutine hand-offs per awaited call.
+// Any further call starts the held one too, so concurrent calls
+// (Promise.all) still run concurrently.
 func (r *run) enqueue(c *pendingCall) {
 	r.pending++
 	r.queue = append(r.queue, c)
+	if r.inflight == 0 && len(r.queue)-r.head == 1 {
+		return
+	}
 	r.dispatch()
 }
 
@@ -293,21 +307,27 @@ func (r *run) dispatch() {
 		r.queue[r.head] = nil
 		r.head++
 		r.inflight++
-		go r.call(c)
+		go func() { r.invoke(c); r.completions <- c }()
 	}
+	r.compact()
+}
+
+func (r *run) compact() {
 	if r.head == len(r.queue) {
 		r.queue, r.head = r.queue[:0], 0
 	}
 }
 
-// call runs on its own goroutine; the buffered channel (one slot per call in
-// flight) means it never blocks, even after the loop stopped listening.
-func (r *run) call(c *pendingCall) {
+// invoke makes one call and stores its outcome in c. It runs on a call's
+// own goroutine, or on the VM goroutine when the program waits for that
+// call alone; either way it never panics. The completions channel has one
+// slot per call in flight, so the goroutine's send never blocks, even after
+// the loop stopped listening.
+func (r *run) invoke(c *pendingCall) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.value, c.err = nil, tools.Errorf(tools.CodeInternal, "tool call %q panicked: %v", c.name, p)
 		}
-		r.completions <- c
 	}()
 	if r.job.Call == nil {
 		c.err = tools.Errorf(tools.CodeInternal, "gojaengine: no Call function for tool %q", c.name)
@@ -333,12 +353,39 @@ func (r *run) loop(prg *goja.Program) engine.Result {
 	for {
 		switch p.State() {
 		case goja.PromiseStateFulfilled:
+			r.dispatch() // a call the program made and did not await starts, to be cancelled by finish
 			return r.result(p.Result())
 		case goja.PromiseStateRejected:
+			r.dispatch()
 			return engine.Result{Err: r.thrown(p.Result())}
 		}
 		if r.pending == 0 {
 			return errResult(tools.CodeRuntimeError, "the program's promise can never settle: it awaits something no tool call will resolve (timers are not available)")
+		}
+		if r.inflight == 0 && len(r.queue)-r.head == 1 {
+			// The program waits for this call alone: make it here. A kill
+			// cancels r.ctx, which ends the call; settling then meets the
+			// interrupt.
+			c := r.queue[r.head]
+			r.queue[r.head] = nil
+			r.head++
+			r.compact()
+			r.inCall.Store(&c.name)
+			r.invoke(c)
+			r.inCall.Store(nil)
+			r.pending--
+			select {
+			case <-r.killCh: // the call ended because the run was killed
+				return engine.Result{Err: r.killedErr()}
+			default:
+			}
+			r.enterJS()
+			err := r.settle(c)
+			r.leaveJS()
+			if err != nil {
+				return engine.Result{Err: r.fail(err)}
+			}
+			continue
 		}
 		select {
 		case c := <-r.completions:
@@ -367,13 +414,9 @@ func (r *run) settle(c *pendingCall) error {
 	if len(c.value) == 0 {
 		return c.resolve(goja.Undefined())
 	}
-	v, err := st.parse(goja.Undefined(), st.vm.ToValue(string(c.value)))
+	v, err := decodeJSON(st.vm, string(c.value))
 	if err != nil {
-		var ie *goja.InterruptedError
-		if errors.As(err, &ie) {
-			return err
-		}
-		return c.reject(st.newBindingError(&tools.Error{Code: tools.CodeToolError, Message: fmt.Sprintf("tool %q returned invalid JSON", c.name)}))
+		return c.reject(st.newBindingError(&tools.Error{Code: tools.CodeToolError, Message: fmt.Sprintf("tool %q returned invalid JSON: %v", c.name, err)}))
 	}
 	return c.resolve(v)
 }
