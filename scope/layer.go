@@ -113,6 +113,16 @@ func (t *Table[T]) layerMap(l Layer, create bool) map[string]*entry[T] {
 // entry added under the same name after remove is left alone); it is
 // idempotent.
 func (t *Table[T]) Add(l Layer, name string, v T) (remove func(), err error) {
+	s, err := t.Put(l, name, v)
+	if err != nil {
+		return nil, err
+	}
+	return s.Remove, nil
+}
+
+// Put is Add returning the entry's Slot, which can also replace the value
+// in place.
+func (t *Table[T]) Put(l Layer, name string, v T) (*Slot[T], error) {
 	if l.Kind < LayerGlobal || l.Kind > LayerAgent {
 		return nil, fmt.Errorf("scope: invalid layer %v", l)
 	}
@@ -125,13 +135,37 @@ func (t *Table[T]) Add(l Layer, name string, v T) (remove func(), err error) {
 	t.seq++
 	e := &entry[T]{v: v, seq: t.seq, layer: l}
 	m[name] = e
-	return func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if m := t.layerMap(l, false); m != nil && m[name] == e {
-			delete(m, name)
-		}
-	}, nil
+	return &Slot[T]{t: t, l: l, name: name, e: e}, nil
+}
+
+// Slot is one entry of a Table.
+type Slot[T any] struct {
+	t    *Table[T]
+	l    Layer
+	name string
+	e    *entry[T]
+}
+
+// Set replaces the entry's value in one step: a reader sees the old value
+// or the new one, never neither. The entry keeps its place in listings. It
+// reports false, changing nothing, once the entry has been removed.
+func (s *Slot[T]) Set(v T) bool {
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	if m := s.t.layerMap(s.l, false); m != nil && m[s.name] == s.e {
+		s.e.v = v
+		return true
+	}
+	return false
+}
+
+// Remove deletes the entry. It is idempotent.
+func (s *Slot[T]) Remove() {
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	if m := s.t.layerMap(s.l, false); m != nil && m[s.name] == s.e {
+		delete(m, s.name)
+	}
 }
 
 // Get is the global view: the value registered under name in the global

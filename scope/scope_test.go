@@ -191,6 +191,44 @@ func TestTableRemove(t *testing.T) {
 	}
 }
 
+func TestSlot(t *testing.T) {
+	var tb Table[string]
+	_, _ = tb.Add(Global(), "before", "0")
+	s, err := tb.Put(Global(), "x", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = tb.Add(Global(), "after", "0")
+	if _, err := tb.Put(Global(), "x", "dup"); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("Put of a taken name: got %v, want ErrDuplicate", err)
+	}
+	if !s.Set("second") {
+		t.Fatal("Set on a live slot failed")
+	}
+	if v, ok := tb.Get("x"); !ok || v != "second" {
+		t.Fatalf("got %q %v, want second", v, ok)
+	}
+	var names []string
+	for _, it := range tb.List(View{}) {
+		names = append(names, it.Name)
+	}
+	if got := strings.Join(names, ","); got != "before,x,after" {
+		t.Errorf("Set moved the entry: got %s", got)
+	}
+	s.Remove()
+	if s.Set("third") {
+		t.Fatal("Set after Remove succeeded")
+	}
+	if _, ok := tb.Get("x"); ok {
+		t.Fatal("Set after Remove resurrected the entry")
+	}
+	s2, _ := tb.Put(Global(), "x", "new")
+	s.Remove() // the old slot must leave the new entry alone
+	if v, _ := tb.Get("x"); v != "new" || !s2.Set("newer") {
+		t.Fatalf("old slot touched the new entry: %q", v)
+	}
+}
+
 func TestOnDispose(t *testing.T) {
 	s := NewHost("h")
 	ran := 0

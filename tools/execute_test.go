@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -311,6 +312,106 @@ func TestRegister(t *testing.T) {
 	if got := len(r.List(&Agent{ID: "a1", Preset: "p"})); got != 1 {
 		t.Fatalf("List: got %d tools, want 1 (preset shadows global)", got)
 	}
+}
+
+func TestRegistrationUpdate(t *testing.T) {
+	r := New(Options{})
+	changes := 0
+	stopWatching := r.OnChange(func(l scope.Layer) {
+		if l != scope.Global() {
+			t.Errorf("OnChange: got layer %v, want global", l)
+		}
+		changes++
+	})
+	answer := func(v string) Handler {
+		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
+	}
+	g, err := r.Add(scope.Global(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := r.Generation()
+	if err := g.Update(Tool{Name: "t", Description: "v2", InputSchema: json.RawMessage(`{"type":"object","required":["x"]}`), Handler: answer("2")}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Generation() == gen {
+		t.Error("Update did not move the generation")
+	}
+	if info, _ := r.Get("t"); info.Description != "v2" {
+		t.Errorf("description: got %q", info.Description)
+	}
+	if res := r.Execute(context.Background(), Input{Name: "t"}); res.Err == nil || res.Err.Code != CodeInvalidArguments {
+		t.Errorf("the new schema is not enforced: %v", res.TextOf())
+	}
+	if res := r.Execute(context.Background(), Input{Name: "t", Arguments: map[string]any{"x": 1}}); res.TextOf() != "2" {
+		t.Errorf("the new handler does not run: %q", res.TextOf())
+	}
+	for _, tt := range []struct {
+		tool Tool
+		want string
+	}{
+		{Tool{Name: "other", Handler: answer("x")}, "name cannot change"},
+		{Tool{Name: "t"}, "no handler"},
+		{Tool{Name: "t", Handler: answer("x"), InputSchema: json.RawMessage(`{`)}, "input schema"},
+	} {
+		if err := g.Update(tt.tool); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Update(%+v): got %v, want %q", tt.tool.Name, err, tt.want)
+		}
+	}
+	if info, _ := r.Get("t"); info.Description != "v2" {
+		t.Errorf("a refused update changed the tool: %q", info.Description)
+	}
+	g.Remove()
+	g.Remove()
+	if err := g.Update(Tool{Name: "t", Handler: answer("3")}); !errors.Is(err, ErrRemoved) {
+		t.Errorf("Update after Remove: got %v, want ErrRemoved", err)
+	}
+	if _, ok := r.Get("t"); ok {
+		t.Error("Update after Remove resurrected the tool")
+	}
+	if changes != 3 { // add, update, remove (refused updates and the second Remove do not count)
+		t.Errorf("OnChange ran %d times, want 3", changes)
+	}
+	stopWatching()
+	rm, _ := r.Register(scope.Global(), Tool{Name: "u", Handler: answer("u")})
+	rm()
+	if changes != 3 {
+		t.Errorf("OnChange ran after its removal")
+	}
+}
+
+// Update swaps a definition in one step: concurrent calls always find the
+// tool, with the old or the new definition.
+func TestRegistrationUpdateIsAtomic(t *testing.T) {
+	r := New(Options{})
+	answer := func(v string) Handler {
+		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
+	}
+	g, _ := r.Add(scope.Global(), Tool{Name: "t", Handler: answer("old")})
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if res := r.Execute(context.Background(), Input{Name: "t"}); res.IsError {
+					t.Errorf("call during updates: %s", res.TextOf())
+					return
+				}
+			}
+		})
+	}
+	for i := range 2000 {
+		if err := g.Update(Tool{Name: "t", Description: fmt.Sprint(i), Handler: answer(fmt.Sprint(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
 }
 
 func TestErrors(t *testing.T) {

@@ -52,13 +52,14 @@ type Registry struct {
 	tools  scope.Table[*registered]
 	prompt promptTables
 
-	pre    listeners[PreExecute]
-	guards listeners[Guard]
-	exec   listeners[ExecuteHook]
-	post   listeners[PostExecute]
-	subs   listeners[func(ResultEvent)]
-	asm    listeners[AssembleHook]
-	gen    atomic.Uint64 // bumped on every tool registration and removal
+	pre     listeners[PreExecute]
+	guards  listeners[Guard]
+	exec    listeners[ExecuteHook]
+	post    listeners[PostExecute]
+	subs    listeners[func(ResultEvent)]
+	asm     listeners[AssembleHook]
+	changes listeners[func(scope.Layer)]
+	gen     atomic.Uint64 // bumped on every tool registration, update and removal
 }
 
 type registered struct {
@@ -123,6 +124,69 @@ func (l *listeners[T]) load() []*T {
 // a missing handler, a schema that does not resolve, or a name the layer
 // already has. The returned remove unregisters it (idempotent).
 func (r *Registry) Register(l scope.Layer, t Tool) (remove func(), err error) {
+	g, err := r.Add(l, t)
+	if err != nil {
+		return nil, err
+	}
+	return g.Remove, nil
+}
+
+// ErrRemoved is returned (wrapped) by Registration.Update after Remove.
+var ErrRemoved = errors.New("the registration was removed")
+
+// Registration is one registered tool: it can be updated in place or
+// removed.
+type Registration struct {
+	r     *Registry
+	name  string
+	layer scope.Layer
+	slot  *scope.Slot[*registered]
+	once  sync.Once
+}
+
+// Add is Register returning the Registration.
+func (r *Registry) Add(l scope.Layer, t Tool) (*Registration, error) {
+	g, err := r.prepare(l, t)
+	if err != nil {
+		return nil, err
+	}
+	slot, err := r.tools.Put(l, t.Name, g)
+	if err != nil {
+		return nil, fmt.Errorf("tools: register: %w", err)
+	}
+	r.changed(l)
+	return &Registration{r: r, name: t.Name, layer: l, slot: slot}, nil
+}
+
+// Update replaces the tool's definition (description, schemas, handler)
+// in one step, so a call never finds the name missing in between, as it
+// would between Remove and Register. t must keep the name. It fails like
+// Register for a bad definition, and once the registration was removed.
+func (g *Registration) Update(t Tool) error {
+	if t.Name != g.name {
+		return fmt.Errorf("tools: update %q: the name cannot change (got %q)", g.name, t.Name)
+	}
+	reg, err := g.r.prepare(g.layer, t)
+	if err != nil {
+		return err
+	}
+	if !g.slot.Set(reg) {
+		return fmt.Errorf("tools: update %q: %w", g.name, ErrRemoved)
+	}
+	g.r.changed(g.layer)
+	return nil
+}
+
+// Remove unregisters the tool. It is idempotent.
+func (g *Registration) Remove() {
+	g.once.Do(func() {
+		g.slot.Remove()
+		g.r.changed(g.layer)
+	})
+}
+
+// prepare checks a definition and resolves its input schema.
+func (r *Registry) prepare(l scope.Layer, t Tool) (*registered, error) {
 	switch {
 	case t.Name == "":
 		return nil, errors.New("tools: register: empty name")
@@ -145,19 +209,30 @@ func (r *Registry) Register(l scope.Layer, t Tool) (remove func(), err error) {
 	if trivialObjectSchema(t.InputSchema) {
 		resolved = nil // validation is exactly "a JSON object", which the snapshot checks
 	}
-	removeEntry, err := r.tools.Add(l, t.Name, &registered{tool: t, schema: resolved, layer: l})
-	if err != nil {
-		return nil, fmt.Errorf("tools: register: %w", err)
-	}
-	r.gen.Add(1)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			removeEntry()
-			r.gen.Add(1)
-		})
-	}, nil
+	return &registered{tool: t, schema: resolved, layer: l}, nil
 }
+
+// changed records a change of the tool set: the generation moves and the
+// OnChange listeners run.
+func (r *Registry) changed(l scope.Layer) {
+	r.gen.Add(1)
+	for _, fn := range r.changes.load() {
+		func() {
+			defer func() {
+				if p := recover(); p != nil && r.log != nil {
+					r.log.Warn("tools: change listener panicked", slog.Any("panic", p))
+				}
+			}()
+			(*fn)(l)
+		}()
+	}
+}
+
+// OnChange calls fn with the layer after every change of the tool set: a
+// registration, an update or a removal. fn runs synchronously on the
+// goroutine that made the change and must not block; a burst of changes
+// calls it once per change.
+func (r *Registry) OnChange(fn func(scope.Layer)) (remove func()) { return r.changes.add(fn) }
 
 // Generation changes whenever a tool is registered or removed, so callers
 // can cache what they derive from the tool set (listings, catalogs).

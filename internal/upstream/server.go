@@ -43,7 +43,7 @@ type server struct {
 
 type mounted struct {
 	fingerprint string
-	remove      func()
+	reg         *tools.Registration
 }
 
 func newServer(m *Manager, name string, cfg config.Server) *server {
@@ -316,23 +316,26 @@ func (s *server) reconcile(list []*mcp.Tool) {
 		if old != nil && old.fingerprint == fp {
 			continue
 		}
-		if old != nil {
-			// The registry refuses a second entry in one layer, so the old
-			// one goes first; a call resolving in between sees UNKNOWN_TOOL.
-			old.remove()
-			s.setMounted(t.Name, nil)
-		}
-		remove, err := s.register(def)
 		changed = true
+		if old != nil {
+			// Updated in place: a call never finds the name missing.
+			if err := s.update(old.reg, def); err != nil {
+				s.log.Warn("upstream: cannot update tool", slog.String("tool", def.Name), slog.Any("error", err))
+				continue
+			}
+			s.setMounted(t.Name, &mounted{fingerprint: fp, reg: old.reg})
+			continue
+		}
+		reg, err := s.register(def)
 		if err != nil {
 			s.log.Warn("upstream: cannot register tool", slog.String("tool", def.Name), slog.Any("error", err))
 			continue
 		}
-		s.setMounted(t.Name, &mounted{fingerprint: fp, remove: remove})
+		s.setMounted(t.Name, &mounted{fingerprint: fp, reg: reg})
 	}
 	for name, mt := range s.mounted {
 		if !seen[name] {
-			mt.remove()
+			mt.reg.Remove()
 			s.setMounted(name, nil)
 			changed = true
 		}
@@ -358,7 +361,7 @@ func (s *server) unmountAll() {
 	s.mounted = map[string]*mounted{}
 	s.mu.Unlock()
 	for _, mt := range ms {
-		mt.remove()
+		mt.reg.Remove()
 	}
 }
 
@@ -399,16 +402,32 @@ func (s *server) layer(name string) scope.Layer {
 // register adds def in its layer. An input schema our validator cannot
 // resolve is replaced by a permissive one (the upstream still validates),
 // so the tool stays callable.
-func (s *server) register(def tools.Tool) (func(), error) {
+func (s *server) register(def tools.Tool) (*tools.Registration, error) {
 	l := s.layer(def.Name)
-	remove, err := s.m.reg.Register(l, def)
+	reg, err := s.m.reg.Add(l, def)
 	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, scope.ErrDuplicate) {
-		s.log.Warn("upstream: input schema not usable for validation; registering without it",
-			slog.String("tool", def.Name), slog.Any("error", err))
+		s.warnSchema(def.Name, err)
 		def.InputSchema = nil
-		remove, err = s.m.reg.Register(l, def)
+		reg, err = s.m.reg.Add(l, def)
 	}
-	return remove, err
+	return reg, err
+}
+
+// update replaces a mounted tool's definition in place, with the same
+// fallback for an unusable input schema as register.
+func (s *server) update(reg *tools.Registration, def tools.Tool) error {
+	err := reg.Update(def)
+	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, tools.ErrRemoved) {
+		s.warnSchema(def.Name, err)
+		def.InputSchema = nil
+		err = reg.Update(def)
+	}
+	return err
+}
+
+func (s *server) warnSchema(name string, err error) {
+	s.log.Warn("upstream: input schema not usable for validation; registering without it",
+		slog.String("tool", name), slog.Any("error", err))
 }
 
 func fingerprint(t tools.Tool) string {

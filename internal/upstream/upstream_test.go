@@ -516,9 +516,33 @@ func TestListChanged(t *testing.T) {
 		t.Errorf("call through the new tool: got %q, want %q (the original name upstream)", got, "b.c-d:second")
 	}
 
-	// Changed.
-	addTool(srv, "a", "updated")
-	waitTools("a updated", func() bool { i, _ := h.reg.Get("mcp__mem__a"); return i.Description == "updated" })
+	// Changed, in place: a caller hammering the tool meanwhile never finds
+	// it missing.
+	stop := make(chan struct{})
+	unknown := make(chan string, 1)
+	go func() {
+		defer close(unknown)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if res := h.exec(tools.Input{Name: "mcp__mem__a"}); res.IsError && res.Err.Code == tools.CodeUnknownTool {
+				unknown <- res.TextOf()
+				return
+			}
+		}
+	}()
+	for i := range 20 {
+		desc := fmt.Sprint("updated ", i)
+		addTool(srv, "a", desc)
+		waitTools(desc, func() bool { i, _ := h.reg.Get("mcp__mem__a"); return i.Description == desc })
+	}
+	close(stop)
+	if msg, ok := <-unknown; ok {
+		t.Errorf("a call during an update found no tool: %s", msg)
+	}
 
 	// Removed.
 	srv.RemoveTools("a")
