@@ -150,6 +150,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitFail
 	}
+	defer srv.Close()
 	if listen == "" {
 		in, ok1 := env.stdin.(*os.File)
 		out, ok2 := env.stdout.(*os.File)

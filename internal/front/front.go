@@ -44,6 +44,7 @@ type Server struct {
 	sessions sync.Map // *mcp.ServerSession → *codemode.Agent
 	seq      atomic.Int64
 	calls    atomic.Int64
+	unwatch  func()
 }
 
 // New builds the front. The instructions are the Code Mode section of a
@@ -59,10 +60,45 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "codemode", Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
+	s.unwatch = opts.Host.Registry.OnChange(func(l scope.Layer) {
+		if l.Kind != scope.LayerAgent || s.hasAgent(l.Key) {
+			s.toolsChanged()
+		}
+	})
 	return s, nil
+}
+
+// Close stops watching the registry. Sessions end with their transports.
+func (s *Server) Close() { s.unwatch() }
+
+// changeProbe is a tool the SDK's own table holds for an instant so that it
+// sends notifications/tools/list_changed (see toolsChanged).
+const changeProbe = "codemode/list-changed"
+
+// toolsChanged tells every session that its tool list may have changed:
+// code_run's description carries the catalog of callable tools, and an
+// upstream's native tools are listed directly. The SDK has no call to send
+// the notification by itself, but it sends one (debounced, to every
+// session, honouring subscriptions of newer protocol versions) whenever its
+// own tool table changes; that table is otherwise unused, since the
+// middleware answers tools/list and tools/call, so adding and removing a
+// probe tool is invisible to clients.
+func (s *Server) toolsChanged() {
+	s.mcp.AddTool(&mcp.Tool{Name: changeProbe, InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+	s.mcp.RemoveTools(changeProbe)
+}
+
+func (s *Server) hasAgent(id string) bool {
+	found := false
+	s.sessions.Range(func(_, a any) bool {
+		found = a.(*codemode.Agent).ID == id
+		return !found
+	})
+	return found
 }
 
 // instructions assembles for a throw-away agent and returns the Code Mode

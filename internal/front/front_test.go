@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/fakemcp"
@@ -22,7 +23,7 @@ import (
 // newFront mounts code mode with in-process equivalents of the fake
 // server's ticker and echo, and connects a client over in-memory
 // transports. The client side logs the wire to w.
-func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) *mcp.ClientSession {
+func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.ClientSession, *codemode.Host) {
 	t.Helper()
 	host := codemode.NewHost(tools.Options{})
 	t.Cleanup(func() { host.Close() })
@@ -45,6 +46,7 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) *mcp.Clien
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(srv.Close)
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := srv.Connect(context.Background(), st); err != nil {
 		t.Fatal(err)
@@ -58,7 +60,7 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) *mcp.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs
+	return cs, host
 }
 
 var (
@@ -69,7 +71,7 @@ var (
 // TestTranscript pins the MCP exchange for list and call.
 func TestTranscript(t *testing.T) {
 	var wire bytes.Buffer
-	cs := newFront(t, &wire, nil)
+	cs, _ := newFront(t, &wire, nil)
 	ctx := context.Background()
 	var files []txtar.File
 	step := func(name string, f func()) {
@@ -111,7 +113,7 @@ func TestTranscript(t *testing.T) {
 func TestProgress(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
-	cs := newFront(t, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
+	cs, _ := newFront(t, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
 		mu.Lock()
 		got = append(got, r.Params.Message)
 		mu.Unlock()
@@ -137,5 +139,60 @@ func TestProgress(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Join(got, ",") != "step 1,step 2" {
 		t.Fatalf("got progress %q", got)
+	}
+}
+
+// When the registry's tools change (an upstream server added a tool), the
+// front tells its clients, whose next tools/list shows code_run's new
+// catalog.
+func TestToolListChanged(t *testing.T) {
+	changed := make(chan struct{}, 16)
+	cs, host := newFront(t, nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	ctx := context.Background()
+	describe := func() string {
+		t.Helper()
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		desc := ""
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+			if tl.Name == codemode.ToolCodeRun {
+				desc = tl.Description
+			}
+		}
+		if strings.Join(names, ",") != codemode.ToolCodeRun {
+			t.Fatalf("tools/list: got %v, want only code_run", names)
+		}
+		return desc
+	}
+	if strings.Contains(describe(), "mcp__fake__weather") {
+		t.Fatal("the catalog lists a tool that does not exist yet")
+	}
+	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
+		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) { return tools.TextResult("sunny"), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after a tool was registered")
+	}
+	if d := describe(); !strings.Contains(d, "mcp__fake__weather") {
+		t.Errorf("code_run's catalog after the change does not list the new tool:\n%s", d)
+	}
+	remove()
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after a tool was removed")
+	}
+	if strings.Contains(describe(), "mcp__fake__weather") {
+		t.Error("the catalog still lists the removed tool")
 	}
 }
