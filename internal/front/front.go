@@ -88,7 +88,9 @@ const changeProbe = "codemode/list-changed"
 // probe tool is invisible to clients.
 func (s *Server) toolsChanged() {
 	s.mcp.AddTool(&mcp.Tool{Name: changeProbe, InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	s.mcp.RemoveTools(changeProbe)
 }
 

@@ -174,7 +174,9 @@ func TestToolListChanged(t *testing.T) {
 		t.Fatal("the catalog lists a tool that does not exist yet")
 	}
 	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
-		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) { return tools.TextResult("sunny"), nil }})
+		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+			return tools.TextResult("sunny"), nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
