@@ -254,7 +254,15 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 		// A grandchild holding the stderr pipe must not keep Wait (and so
 		// Close) waiting forever.
 		cmd.WaitDelay = s.m.opts.TerminateTimeout
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.m.opts.TerminateTimeout}, lw.Flush, nil
+		// Its own process group: what the server spawned goes with it.
+		ownGroup(cmd)
+		release := func() {
+			if stopGroup(cmd, s.m.opts.TerminateTimeout) > 0 {
+				s.log.Info("upstream: stopped processes the server left behind", slog.Int("pgid", cmd.Process.Pid))
+			}
+			lw.Flush()
+		}
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.m.opts.TerminateTimeout}, release, nil
 	case config.TransportHTTP:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		t := &mcp.StreamableClientTransport{

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -595,6 +596,50 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 		}
 	}
 	h.m.Close() // idempotent
+}
+
+// A stdio server that spawns a process of its own (as `npx` does) must not
+// leave it running when codemode closes the server.
+func TestCloseStopsGrandchildren(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	srv := fakeServer()
+	// sh starts a long sleep in the background, then becomes the server.
+	srv.Args = append([]string{"-c", `sleep 600 & echo $! > "$PIDFILE"; exec "$0" "$@"`, srv.Command}, srv.Args...)
+	srv.Command = "sh"
+	srv.Env["PIDFILE"] = pidFile
+	h := start(t, map[string]config.Server{"fake": srv}, Options{})
+	wantOK(t, h.exec(tools.Input{Name: "mcp__fake__echo", Arguments: map[string]any{"text": "x"}}))
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	if !alive(pid) {
+		t.Fatalf("the grandchild %s is not running before Close", pid)
+	}
+	if err := h.m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the grandchild %s still runs after Close", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid runs (a zombie waiting to be reaped does not).
+func alive(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] != "Z" && f[2] != "X"
 }
 
 func TestConvert(t *testing.T) {
