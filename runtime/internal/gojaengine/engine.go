@@ -157,8 +157,8 @@ type gojaEngine struct {
 	programs *lru.Cache[[sha256.Size]byte, *goja.Program]
 	guard    *guard
 
-	pool     chan *vmState // nil when PoolSize < 0
-	work     chan func()   // hands a run to an idle VM goroutine (see goVM)
+	pool     chan *vmState   // nil when PoolSize < 0
+	workers  *engine.Workers // the VM goroutines of runs
 	refill   chan struct{}
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -183,7 +183,7 @@ func New(opts Options) (engine.Engine, error) {
 		programs: programs,
 		guard:    newGuard(opts.MemorySampleInterval),
 		refill:   make(chan struct{}, 1),
-		work:     make(chan func()),
+		workers:  engine.NewWorkers(),
 		stop:     make(chan struct{}),
 	}
 	e.wg.Add(1)
@@ -279,6 +279,7 @@ func (e *gojaEngine) Close() error {
 	e.isClosed = true
 	e.closeMu.Unlock()
 	close(e.stop)
+	e.workers.Close()
 	e.wg.Wait()
 	if e.pool != nil {
 		for {
@@ -315,38 +316,4 @@ func (e *gojaEngine) compile(job *engine.Job) (*goja.Program, *tools.Error) {
 	}
 	e.programs.Add(key, p)
 	return p, nil
-}
-
-// vmIdle is how long a VM goroutine waits for the next run before it ends.
-const vmIdle = time.Second
-
-// goVM runs f, one run's VM work, on a goroutine of its own: an idle one
-// from an earlier run when there is one, else a new one. goja recurses
-// deeply, so a fresh goroutine spends microseconds of every run growing
-// its stack by copying; a reused one has grown it already.
-// The goroutines are not counted in wg: one stuck in a built-in must not
-// hold up Close. Idle ones end after vmIdle or at Close.
-func (e *gojaEngine) goVM(f func()) {
-	select {
-	case e.work <- f:
-	default:
-		go e.vmLoop(f)
-	}
-}
-
-func (e *gojaEngine) vmLoop(f func()) {
-	t := time.NewTimer(vmIdle)
-	defer t.Stop()
-	for {
-		f()
-		f = nil // let the run be collected while idle
-		t.Reset(vmIdle)
-		select {
-		case f = <-e.work:
-		case <-t.C:
-			return
-		case <-e.stop:
-			return
-		}
-	}
 }

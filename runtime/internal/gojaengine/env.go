@@ -117,7 +117,7 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 
 	e.eng.guard.add(r)
 	resCh := make(chan engine.Result, 1)
-	e.eng.goVM(func() {
+	e.eng.workers.Go(func() {
 		defer e.eng.guard.remove(r)
 		defer close(r.finished)
 		res := e.execute(r, prg)
