@@ -19,41 +19,79 @@ const workerIdle = time.Second
 // The goroutines are not tracked: one stuck in its function must not hold
 // up Close. Idle ones end after a second, or at Close.
 type Workers struct {
-	work chan func()
-	stop chan struct{}
-	once sync.Once
+	mu      sync.Mutex
+	idle    []*worker // most recently idle last: its stack is the warmest
+	stop    chan struct{}
+	once    sync.Once
+	idleFor time.Duration
 }
+
+type worker struct{ tasks chan task }
+
+type task struct{ f, then func() }
 
 // NewWorkers returns an empty set of workers.
 func NewWorkers() *Workers {
-	return &Workers{work: make(chan func()), stop: make(chan struct{})}
+	return &Workers{stop: make(chan struct{}), idleFor: workerIdle}
 }
 
-// Go runs f on an idle worker, or on a new one.
-func (w *Workers) Go(f func()) {
-	select {
-	case w.work <- f:
-	default:
-		go w.loop(f)
+// Go runs f on an idle worker, or on a new one, and then, once the worker
+// is idle again, then (if not nil). A caller that waits for its result in
+// then finds the worker ready for its next Go; a result sent from f would
+// often wake the caller before the worker is back, and every run would
+// start a goroutine.
+func (w *Workers) Go(f, then func()) {
+	w.mu.Lock()
+	if n := len(w.idle); n > 0 {
+		wk := w.idle[n-1]
+		w.idle = w.idle[:n-1]
+		w.mu.Unlock()
+		wk.tasks <- task{f, then} // buffered: never blocks
+		return
 	}
+	w.mu.Unlock()
+	go w.loop(&worker{tasks: make(chan task, 1)}, task{f, then})
 }
 
 // Close ends the idle workers; busy ones end when their function returns.
 func (w *Workers) Close() { w.once.Do(func() { close(w.stop) }) }
 
-func (w *Workers) loop(f func()) {
-	t := time.NewTimer(workerIdle)
-	defer t.Stop()
+func (w *Workers) loop(wk *worker, t task) {
+	timer := time.NewTimer(w.idleFor)
+	defer timer.Stop()
 	for {
-		f()
-		f = nil // let the run be collected while idle
-		t.Reset(workerIdle)
+		t.f()
+		w.mu.Lock()
+		w.idle = append(w.idle, wk)
+		w.mu.Unlock()
+		if t.then != nil {
+			t.then()
+		}
+		t = task{} // let the run be collected while idle
+		timer.Reset(w.idleFor)
 		select {
-		case f = <-w.work:
-		case <-t.C:
-			return
+		case t = <-wk.tasks:
+			continue
+		case <-timer.C:
 		case <-w.stop:
+		}
+		if w.retire(wk) {
 			return
 		}
+		t = <-wk.tasks // Go took this worker just now: its task is on the way
 	}
+}
+
+// retire takes wk off the idle list, reporting false when Go has just
+// taken it.
+func (w *Workers) retire(wk *worker) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, x := range w.idle {
+		if x == wk {
+			w.idle = append(w.idle[:i], w.idle[i+1:]...)
+			return true
+		}
+	}
+	return false
 }

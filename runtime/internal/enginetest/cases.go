@@ -297,6 +297,7 @@ var specialTests = []struct {
 		for _, code := range []string{
 			"await tools.stubborn({})",                                    // awaited alone
 			"await Promise.all([tools.stubborn({}), tools.stubborn({})])", // concurrent
+			"await globalThis['to' + 'ols'].stubborn({})",                 // the name not in the source
 		} {
 			ft := NewFakeTools()
 			const limit = 200 * time.Millisecond

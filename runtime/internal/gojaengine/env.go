@@ -117,15 +117,15 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 
 	e.eng.guard.add(r)
 	resCh := make(chan engine.Result, 1)
+	var vmRes engine.Result
 	e.eng.workers.Go(func() {
 		defer e.eng.guard.remove(r)
 		defer close(r.finished)
-		res := e.execute(r, prg)
-		if res.Err != nil && res.Err.Code == tools.CodeMemoryLimit {
+		vmRes = e.execute(r, prg)
+		if vmRes.Err != nil && vmRes.Err.Code == tools.CodeMemoryLimit {
 			e.discard() // the memory may be held by globals
 		}
-		resCh <- res
-	})
+	}, func() { resCh <- vmRes })
 
 	var res engine.Result
 	select {

@@ -135,6 +135,8 @@ type Engine struct {
 	// sleeping).
 	filled chan<- struct{}
 	busy   atomic.Bool // the filler is working (read by tests)
+
+	workers *engine.Workers // the goroutines runs drive their instance on
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -173,11 +175,12 @@ func newStoppedEngine(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("wazero engine: %w", err)
 	}
 	e := &Engine{
-		opts:  opts,
-		rt:    rt,
-		bgCtx: ctx,
-		kick:  make(chan struct{}, 1),
-		stop:  make(chan struct{}),
+		opts:    opts,
+		rt:      rt,
+		bgCtx:   ctx,
+		kick:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		workers: engine.NewWorkers(),
 	}
 	return e, nil
 }
@@ -393,6 +396,7 @@ func (e *Engine) Close() error {
 	e.closed = true
 	close(e.stop)
 	e.mu.Unlock()
+	e.workers.Close()
 	e.filler.Wait()
 	e.mu.Lock()
 	vms := append(e.idle, e.recycle...)
