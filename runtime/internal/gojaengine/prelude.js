@@ -2,7 +2,7 @@
 // program. It receives the global object, emit(level, text) for console
 // output, and reserve(what, bytes, buffer), which returns a message when an
 // allocation would break the run's memory budget (see tooBig).
-(function (g, emit, reserve) {
+(function (g, emit, reserve, joinN) {
   "use strict";
   var defineProperty = Object.defineProperty;
   var getOwn = Object.getOwnPropertyDescriptor;
@@ -412,29 +412,19 @@
     join(separator) {
       var O = this, sep;
       if (O === null || O === undefined) return ReflectApply(joinF, O, arguments);
-      if (isGenuineArray(O) && !isObject(separator)) {
-        sep = separator === undefined ? "," : toStr(separator);
-        tooBig("join()", O.length * sep.length * 2);
-        return ReflectApply(joinF, O, [sep]);
-      }
       O = ObjectCtor(O);
       for (var i = 0; i < joining.length; i++) if (joining[i] === O) return "";
       var len = toLen(O.length);
       sep = separator === undefined ? "," : toStr(separator);
-      tooBig("join()", len * (16 + sep.length * 2));
-      var parts = snapshot(), total = 0, depth = joining.length;
+      var depth = joining.length;
       joining[depth] = O;
       try {
-        for (var k = 0; k < len; k++) {
-          var e = O[k], s = e === undefined || e === null ? "" : toStr(e);
-          total += s.length;
-          parts[k] = s;
-        }
+        // Native, with the budget checked before the result is built:
+        // each element is read and converted once.
+        return joinN(O, len, sep);
       } finally {
         joining.length = depth;
       }
-      tooBig("join()", (total + len * sep.length) * 2);
-      return ReflectApply(joinF, parts, [sep]);
     }
   }.join);
   install(ArrayCtor, {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -133,7 +134,11 @@ func buildVMState() (*vmState, error) {
 	reserve := vm.ToValue(func(c goja.FunctionCall) goja.Value {
 		return vm.ToValue(st.reserve(c.Argument(0).String(), c.Argument(1).ToFloat(), c.Argument(2).ToBoolean()))
 	})
-	if _, err := fn(goja.Undefined(), global, emit, reserve); err != nil {
+	rangeError := global.Get("RangeError")
+	join := vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		return st.join(c.Argument(0).ToObject(vm), c.Argument(1).ToInteger(), c.Argument(2), rangeError)
+	})
+	if _, err := fn(goja.Undefined(), global, emit, reserve, join); err != nil {
 		return nil, fmt.Errorf("gojaengine: running prelude: %w", err)
 	}
 
@@ -165,6 +170,75 @@ func (st *vmState) reserve(what string, bytes float64, buffer bool) string {
 		}
 	}
 	return ""
+}
+
+// join is Array.prototype.join for the prelude (see prelude.js), under the
+// memory budget: it reads each of the n elements of o once, converts each
+// once, and refuses with a RangeError, before building anything, a result
+// the budget cannot hold. goja's own join writes as it reads, so joining
+// 64 copies of an 8 MiB string allocated half a gigabyte inside one
+// built-in call, where the heap watchdog cannot interrupt.
+func (st *vmState) join(o *goja.Object, n int64, sepV goja.Value, rangeError goja.Value) goja.Value {
+	vm := st.vm
+	sep, err := st.toString(sepV)
+	if err != nil {
+		panic(err)
+	}
+	if n <= 0 {
+		return vm.ToValue("")
+	}
+	refuse := func(units float64) {
+		if msg := st.reserve("join()", units*2, false); msg != "" {
+			e, err := vm.New(rangeError, vm.ToValue(msg))
+			if err != nil {
+				panic(vm.NewGoError(err))
+			}
+			panic(e)
+		}
+	}
+	sepLen := float64(sep.Length())
+	refuse(float64(n) * (8 + sepLen)) // the parts themselves, and the separators
+	parts := make([]goja.String, n)
+	total := sepLen * float64(n-1)
+	for i := range n {
+		e := o.Get(strconv.FormatInt(i, 10))
+		if e == nil || goja.IsUndefined(e) || goja.IsNull(e) {
+			continue
+		}
+		s, err := st.toString(e)
+		if err != nil {
+			panic(err)
+		}
+		parts[i] = s
+		total += float64(s.Length())
+		refuse(total)
+	}
+	var b goja.StringBuilder
+	b.Grow(int(total))
+	for i, s := range parts {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if s != nil {
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+// toString is ToString: an object's conversion (program code) runs once.
+func (st *vmState) toString(v goja.Value) (goja.String, *goja.Object) {
+	if s, ok := v.(goja.String); ok {
+		return s, nil
+	}
+	p := v.ToString() // the primitive; a string, or a number, boolean, …
+	if s, ok := p.(goja.String); ok {
+		return s, nil
+	}
+	if _, ok := p.(*goja.Symbol); ok {
+		return nil, st.vm.NewTypeError("Cannot convert a Symbol value to a string")
+	}
+	return st.vm.ToValue(p.String()).(goja.String), nil
 }
 
 // globals lists the global names programs added (persistent envs). Listing
