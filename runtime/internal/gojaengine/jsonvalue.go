@@ -138,21 +138,29 @@ func (d *jsonDecoder) object() (goja.Value, error) {
 		if err := obj.DefineDataProperty(key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE); err != nil {
 			return nil, err
 		}
-		d.space()
-		if d.i >= len(d.s) {
-			return nil, d.errorf("unexpected end of JSON input")
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			d.depth--
-			return obj, nil
-		default:
-			return nil, d.errorf("expected ',' or '}'")
+		if end, err := d.after('}'); err != nil || end {
+			return obj, err
 		}
 	}
+}
+
+// after reads what follows a member or element: a comma (false) or the
+// closing byte (true).
+func (d *jsonDecoder) after(closing byte) (end bool, err error) {
+	d.space()
+	if d.i >= len(d.s) {
+		return false, d.errorf("unexpected end of JSON input")
+	}
+	switch d.s[d.i] {
+	case ',':
+		d.i++
+		return false, nil
+	case closing:
+		d.i++
+		d.depth--
+		return true, nil
+	}
+	return false, d.errorf("expected ',' or '%c'", closing)
 }
 
 func (d *jsonDecoder) array() (goja.Value, error) {
@@ -174,19 +182,10 @@ func (d *jsonDecoder) array() (goja.Value, error) {
 			return nil, err
 		}
 		items = append(items, v)
-		d.space()
-		if d.i >= len(d.s) {
-			return nil, d.errorf("unexpected end of JSON input")
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			d.depth--
+		if end, err := d.after(']'); err != nil {
+			return nil, err
+		} else if end {
 			return d.vm.NewArray(items...), nil
-		default:
-			return nil, d.errorf("expected ',' or ']'")
 		}
 	}
 }
