@@ -16,7 +16,7 @@
   var ErrorCtor = Error, RangeErrorCtor = RangeError;
   var jsonStringify = JSON.stringify;
   var tagOf = Object.prototype.toString;
-  var ReflectConstruct = Reflect.construct, ReflectApply = Reflect.apply;
+  var ReflectConstruct = Reflect.construct, ReflectApply = Reflect.apply, ReflectGet = Reflect.get;
   var ProxyCtor = Proxy;
   var MAX_ITEMS = 100, MAX_DEPTH = 2;
 
@@ -427,6 +427,58 @@
       }
     }
   }.join);
+  // A sparse array's length is free (new Array(2 ** 32 - 1) holds
+  // nothing) and so is an array-like's ({length: 2 ** 40}), but some
+  // built-ins allocate by it in Go, where no interrupt reaches: sort() and
+  // map() a slot per index at once (64 GiB: the Go runtime's out-of-memory
+  // is fatal, the whole process dies), toReversed(), toSpliced(), with()
+  // and a spread of the array's iterators one by one. So these refuse a
+  // receiver longer than the memory budget could hold as a dense array, 16
+  // bytes a slot; no working program has one. (Built-ins that only walk
+  // the indices, such as indexOf or forEach on a sparse array, are left
+  // as they are: each wrapper costs every runtime ~2 KB, and a walk ends by
+  // itself, after the run was abandoned at its deadline.)
+  // A genuine array's length is read here and by the built-in with no
+  // program code in between when no argument needs converting (callbacks
+  // are not converted); otherwise the length is read once here and the
+  // built-in sees that length through a view of the receiver.
+  var pinnedHandler = {
+    __proto__: null,
+    get: function (t, k, r) { return k === "length" ? this.len : ReflectGet(t, k, r); }
+  };
+  function pinned(O, len) {
+    var h = { __proto__: pinnedHandler, len: len };
+    return new ProxyCtor(O, h);
+  }
+  // guarded runs f, an Array.prototype built-in, after the length check.
+  function guarded(f, name, O, args, callback) {
+    if (O === null || O === undefined) return ReflectApply(f, O, args);
+    var plain = callback;
+    if (!plain) {
+      plain = true;
+      for (var i = 0; i < args.length; i++) if (isObject(args[i])) { plain = false; break; }
+    }
+    if (plain && isGenuineArray(O)) {
+      if (O.length > maxDense) tooBig(name + "()", O.length * 16);
+      return ReflectApply(f, O, args);
+    }
+    O = ObjectCtor(O);
+    var len = toLen(O.length);
+    if (len > maxDense) tooBig(name + "()", len * 16);
+    return ReflectApply(f, pinned(O, len), args);
+  }
+  // Below this length nothing is checked: 2^16 slots are 1 MiB at most.
+  var maxDense = 65536;
+  var AP = ArrayProto;
+  var mapF = AP.map; AP.map = function map() { return guarded(mapF, "map", this, arguments, true); };
+  var sortF = AP.sort; AP.sort = function sort() { return guarded(sortF, "sort", this, arguments, true); };
+  var toReversedF = AP.toReversed; AP.toReversed = function toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); };
+  var keysF = AP.keys; AP.keys = function keys() { return guarded(keysF, "keys", this, arguments, true); };
+  var valuesF = AP.values; AP.values = function values() { return guarded(valuesF, "values", this, arguments, true); };
+  var entriesF = AP.entries; AP.entries = function entries() { return guarded(entriesF, "entries", this, arguments, true); };
+  var toSplicedF = AP.toSpliced; AP.toSpliced = function toSpliced() { return guarded(toSplicedF, "toSpliced", this, arguments, false); };
+  var withF = AP.with; AP.with = { with() { return guarded(withF, "with", this, arguments, false); } }.with;
+  AP[SymIter] = AP.values;
   install(ArrayCtor, {
     from(items) {
       var C = this, mapFn = arguments[1], T = arguments[2], vals;

@@ -44,7 +44,7 @@ func TestGuardsRefuseUpFront(t *testing.T) {
 	for _, tc := range []struct{ name, code, want string }{
 		{"typed array length getter", "let n = 0\nreturn new Uint8Array({ get length() { return n++ ? 2 ** 33 : 0 } }).length", "0"},
 		{"typed array huge length getter", "return new Uint8Array({ get length() { return 2 ** 33 } }).length", ""},
-		{"typed array from a proxy of an array", "let n = 0\nreturn new Uint8Array(new Proxy([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 33 : 0) : Reflect.get(t, k) } })).length", "timeout"},
+		{"typed array from a proxy of an array", "let n = 0\nreturn new Uint8Array(new Proxy([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 33 : 0) : Reflect.get(t, k) } })).length", "refused"},
 		{"typed array from a typed array with a length getter", "const a = new Uint8Array(10 << 20)\nObject.defineProperty(a, 'length', { value: 0 })\nreturn new Float64Array(a).length", ""},
 		{"typed array string length", "return new Uint8Array('8589934592').length", ""},
 		{"typed array forged buffer", "return new Uint8Array({ [Symbol.toStringTag]: 'ArrayBuffer', length: 2 ** 33 }).length", ""},
@@ -53,7 +53,7 @@ func TestGuardsRefuseUpFront(t *testing.T) {
 		{"array buffer toPrimitive", "let n = 0\nreturn new ArrayBuffer({ [Symbol.toPrimitive]() { return n++ ? 2 ** 33 : 1 } }).byteLength", "1"},
 		{"Array.from length getter", "let n = 0\nreturn Array.from({ get length() { return n++ ? 2 ** 32 : 1 } }).length", "1"},
 		{"Array.from sparse array", "return Array.from(new Array(2 ** 31)).length", ""},
-		{"Array.from iterator returning a native iterator", "return Array.from({ [Symbol.iterator]() { return new Array(2 ** 32 - 1).keys() } }).length", "timeout"},
+		{"Array.from iterator returning a native iterator", "return Array.from({ [Symbol.iterator]() { return new Array(2 ** 32 - 1).keys() } }).length", "refused"},
 		{"fill length getter", "let n = 0\nconst o = { get length() { return n++ ? 2 ** 32 : 1 } }\nArray.prototype.fill.call(o, 0)\nreturn Object.keys(o).length", "2"},
 		{"fill proxy", "let n = 0\nconst p = new Proxy([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 32 - 1 : 1) : Reflect.get(t, k) } })\nreturn p.fill(0) && Object.keys(p).length", "1"},
 		{"fill start shrinks the array", "const a = [1, 2, 3]\nreturn a.fill(0, { valueOf() { a.length = 2 ** 32 - 1; return 0 } }).length", "4294967295"},
@@ -67,6 +67,20 @@ func TestGuardsRefuseUpFront(t *testing.T) {
 		{"join semantics", "const a = [1, 'é', null, undefined, { toString() { return 'o' } }, [2, [3]], true, 1.5, '😀']\na.push(a)\nreturn a.join('→')", `"1→é→→→o→2,3→true→1.5→😀→"`},
 		{"join of a symbol", "try { [Symbol('s')].join() } catch (e) { return e.name }", `"TypeError"`},
 		{"join of an array-like", "return Array.prototype.join.call({ length: 3, 0: 'a', 2: 'c' }, '')", `"ac"`},
+		// Built-ins that allocate by a sparse array's or an array-like's
+		// length: sort() and map() used to kill the process (a fatal Go
+		// out-of-memory), the others to grow the heap of an abandoned VM.
+		{"sort of a sparse array", "return new Array(2 ** 32 - 1).sort().length", ""},
+		{"sort of an array-like", "return Array.prototype.sort.call({ length: 2 ** 40 }).length", ""},
+		{"sort of an array-like with a length getter", "let n = 0\nreturn Array.prototype.sort.call({ get length() { return n++ ? 2 ** 40 : 2 }, 0: 'b', 1: 'a' })[0]", `"a"`},
+		{"map of a sparse array", "return new Array(2 ** 32 - 1).map(x => x).length", ""},
+		{"toReversed of a sparse array", "return new Array(2 ** 32 - 1).toReversed().length", ""},
+		{"toSpliced of a sparse array", "return new Array(2 ** 32 - 1).toSpliced(0, 0).length", ""},
+		{"with on a sparse array", "return new Array(2 ** 32 - 1).with(0, 1).length", ""},
+		{"spread of a sparse array", "return [...new Array(2 ** 26)].length", ""},
+		{"spread of a sparse array's keys", "return [...new Array(2 ** 26).keys()].length", ""},
+		{"length grown by a comparator", "const a = [3, 2, 1]\na.sort((x, y) => { a.length = 2 ** 32 - 1; return x - y })\nreturn a.slice(0, 3)", "[1,2,3]"},
+		{"array methods still work", "const a = [3, 1, 2]\nconst o = { length: 2, 0: 'b', 1: 'a' }\nArray.prototype.sort.call(o)\nreturn [a.toSorted(), a.map(x => x * 2), a.toReversed(), a.toSpliced(1, 1), a.with(0, 9), [...a], [...a.keys()], [...a.entries()][2], Array.prototype.map.call(o, x => x + x), o[0], a.sort((x, y) => y - x)]", `[[1,2,3],[6,2,4],[2,1,3],[3,2],[9,1,2],[3,1,2],[0,1,2],[2,2],["aa","bb"],"a",[3,2,1]]`},
 		{"repeat valueOf", "let n = 0\nreturn 'x'.repeat({ valueOf() { return n++ ? 2 ** 30 : 1 } })", `"x"`},
 		{"repeat receiver toString", "let n = 0\nreturn String.prototype.repeat.call({ toString() { return n++ ? 'x'.repeat(4096) : 'y' } }, 2 ** 20).length", "1048576"},
 		{"padStart valueOf", "let n = 0\nreturn 'x'.padStart({ valueOf() { return n++ ? 2 ** 30 : 2 } })", `" x"`},
@@ -77,6 +91,11 @@ func TestGuardsRefuseUpFront(t *testing.T) {
 			switch {
 			case o.Err != nil && strings.Contains(o.Err.Message, "stuck in a built-in"):
 				t.Errorf("the VM was abandoned inside a built-in: %v", o.Err)
+			case tc.want == "refused": // up front, or at the deadline if the guard cannot see it coming
+				if o.Err == nil || !slices.Contains([]tools.Code{tools.CodeTimeout, tools.CodeMemoryLimit, tools.CodeRuntimeError}, o.Err.Code) ||
+					o.Err.Code == tools.CodeRuntimeError && !strings.Contains(o.Err.Message, "RangeError") {
+					t.Errorf("got %s, %v; want a RangeError, TIMEOUT or MEMORY_LIMIT", o.Value, o.Err)
+				}
 			case tc.want == "timeout":
 				if o.Err == nil || !slices.Contains([]tools.Code{tools.CodeTimeout, tools.CodeMemoryLimit}, o.Err.Code) {
 					t.Errorf("got %s, %v; want TIMEOUT or MEMORY_LIMIT", o.Value, o.Err)

@@ -160,6 +160,9 @@ func buildVMState() (*vmState, error) {
 // budget.
 func (st *vmState) reserve(what string, bytes float64, buffer bool) string {
 	limit := float64(st.memLimit)
+	if st.memLimit <= 0 {
+		return "" // the prelude, before any budget is set
+	}
 	if bytes > limit {
 		return fmt.Sprintf("%s would need %.0f MiB, over the program's memory budget of %.0f MiB", what, bytes/(1<<20), limit/(1<<20))
 	}
