@@ -169,7 +169,7 @@
   var ArrayCtor = Array, ArrayProto = Array.prototype, ObjectCtor = Object, TypeErrorCtor = TypeError;
   var setProto = Object.setPrototypeOf;
   var SymIter = Symbol.iterator;
-  var arrayValues = ArrayProto.values;
+  var arrayValues = ArrayProto.values, valuesGuard = null;
   var ArrayBufferCtor = ArrayBuffer, isView = ArrayBuffer.isView, DataViewCtor = DataView;
   var taLength = getOwn(getProto(Uint8Array.prototype), "length").get;
   var WeakSetCtor = WeakSet, weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
@@ -250,7 +250,7 @@
   // returns the values, mapped if mapFn is given, as a snapshot.
   var arrayIterProto = null, arrayIterNext;
   function plainArrayIteration(method) {
-    if (method !== arrayValues) return false;
+    if (method !== arrayValues && method !== valuesGuard) return false; // the built-in, or its guard below
     if (arrayIterProto === null) {
       arrayIterProto = getProto(ReflectApply(arrayValues, [], []));
       arrayIterNext = getOwn(arrayIterProto, "next").value;
@@ -478,7 +478,8 @@
   var entriesF = AP.entries; AP.entries = function entries() { return guarded(entriesF, "entries", this, arguments, true); };
   var toSplicedF = AP.toSpliced; AP.toSpliced = function toSpliced() { return guarded(toSplicedF, "toSpliced", this, arguments, false); };
   var withF = AP.with; AP.with = { with() { return guarded(withF, "with", this, arguments, false); } }.with;
-  AP[SymIter] = AP.values;
+  valuesGuard = AP.values;
+  AP[SymIter] = valuesGuard;
   install(ArrayCtor, {
     from(items) {
       var C = this, mapFn = arguments[1], T = arguments[2], vals;
