@@ -149,6 +149,12 @@ var hostileCases = []Case{
 	{Name: "huge typed array", Code: "return new Float64Array(2 ** 37).length", WantCodes: memoryCodes, Hostile: true},
 	{Name: "huge fill", Code: "return new Array(2 ** 31).fill(0).length", WantCodes: memoryCodes, Hostile: true},
 	{Name: "huge join", Code: "return new Array(2 ** 31).join('abc').length", WantCodes: memoryCodes, Hostile: true},
+	// Built-ins that allocate by a length that costs nothing to set: on goja
+	// sort() of a sparse array was a fatal out-of-memory of the process.
+	{Name: "sort of a huge sparse array", Code: "return new Array(2 ** 32 - 1).sort().length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "sort of a huge array-like", Code: "return Array.prototype.sort.call({ length: 2 ** 40 }).length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "map of a huge sparse array", Code: "return new Array(2 ** 32 - 1).map(x => x).length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "spread of a huge sparse array", Code: "return Math.max(...new Array(2 ** 30))", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
 	// A size a built-in reads twice: a guard that checks one read while the
 	// built-in allocates from another lets a program allocate anything. The
 	// spec reads (or converts) each once, so a program sees the small value
