@@ -268,6 +268,12 @@ var scenarios = []Scenario{
 		{Code: "const n: number = 3\nfunction sq(x: number): number { return x * x }", WantGlobals: []string{"n", "sq"}},
 		{Code: "return sq(n)", Want: 9},
 	}},
+	// Globals() lists what a program added as enumerable own properties of
+	// the global object (both engines list the same).
+	{Name: "globals listed", Steps: []Step{
+		{Code: "globalThis.shown = 1\n;(0, eval)('var viaEval = 2')\nsloppy = 3\nObject.defineProperty(globalThis, 'hidden', { value: 4 })\nreturn hidden",
+			Want: 4, WantGlobals: []string{"shown", "viaEval", "sloppy"}, WantNoGlobals: []string{"hidden", "__cm_k"}},
+	}},
 	{Name: "use strict", Steps: []Step{
 		{Code: "'use strict'\nlet s = 1\nfunction sf() { return this === undefined }"},
 		{Code: "return [s, sf()]", Want: []any{1, true}},

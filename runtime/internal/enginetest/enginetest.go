@@ -83,8 +83,9 @@ type Step struct {
 	Code     string
 	Want     any
 	WantCode tools.Code
-	// WantGlobals must all be in Env.Globals() after the step.
-	WantGlobals []string
+	// WantGlobals must all be in Env.Globals() after the step, and
+	// WantNoGlobals none of them.
+	WantGlobals, WantNoGlobals []string
 }
 
 // Scenario is a sequence of programs run in one persistent environment.
@@ -435,7 +436,7 @@ func runScenario(t *testing.T, eng engine.Engine, sc Scenario) {
 					t.Errorf("step %d: Globals() = %v, want it to contain %q", i+1, got, g)
 				}
 			}
-			for _, g := range []string{"tools", "console"} {
+			for _, g := range append([]string{"tools", "console"}, st.WantNoGlobals...) {
 				if contains(got, g) {
 					t.Errorf("step %d: Globals() = %v, want no built-in %q", i+1, got, g)
 				}

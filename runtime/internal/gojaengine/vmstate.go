@@ -244,13 +244,14 @@ func (st *vmState) toString(v goja.Value) (goja.String, *goja.Object) {
 	return st.vm.ToValue(p.String()).(goja.String), nil
 }
 
-// globals lists the global names programs added (persistent envs). Listing
-// from Go builds the lazily created built-ins of this runtime, once; the
-// JavaScript Object.getOwnPropertyNames would not, but converting its array
-// back costs more per run than the one-off build.
+// globals lists the global names programs added (persistent envs): the
+// enumerable own properties of the global object that a fresh runtime
+// lacks. Declarations (rewritten into assignments), assignments and var in
+// an indirect eval are enumerable; built-ins are not, so only the few names
+// a program made are visited (wazero lists the same).
 func (st *vmState) globals() []string {
 	var out []string
-	for _, k := range st.vm.GlobalObject().GetOwnPropertyNames() {
+	for _, k := range st.vm.GlobalObject().Keys() {
 		if !st.baseline[k] {
 			out = append(out, k)
 		}
