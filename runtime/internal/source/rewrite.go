@@ -21,6 +21,9 @@ import (
 //	         ;__cm_k.push(async function(){ …chunk 1… ;return __cm_k});
 //	last:    (async function(k){…run the chunks in order…})(__cm_k)
 //
+// A body without top-level functions is one chunk, and runs without the
+// runner: ["use strict";]var a,b;(async function(){\n…\n})().
+//
 // Top-level function declarations must live at global scope to be hoisted
 // globals that see later redefinitions, and the rest of the body must live in
 // async functions for `await` and `return`; so the body is cut into chunks
@@ -46,6 +49,7 @@ type rewriter struct {
 	edits    []edit
 	declared []string
 	seen     map[string]bool
+	chunked  bool // a top-level function cut the body into chunks
 }
 
 func rewrite(code string, fl *ast.FunctionLiteral) (string, []string, error) {
@@ -62,6 +66,7 @@ func rewrite(code string, fl *ast.FunctionLiteral) (string, []string, error) {
 		case *ast.LexicalDeclaration:
 			r.decl(r.off(s.Idx), s.Token, s.List)
 		case *ast.FunctionDeclaration:
+			r.chunked = true
 			r.declare(string(s.Function.Name.Name))
 			r.insert(r.funcStart(s.Function), chunkClose)
 			r.insert(r.off(s.Idx1()), chunkOpen)
@@ -84,9 +89,17 @@ func rewrite(code string, fl *ast.FunctionLiteral) (string, []string, error) {
 		b.WriteString(strings.Join(r.declared, ","))
 		b.WriteString(";")
 	}
-	b.WriteString("globalThis.__cm_k=[];__cm_k.push(async function(){\n")
-	r.apply(&b)
-	b.WriteString(persistTail)
+	if r.chunked {
+		b.WriteString("globalThis.__cm_k=[];__cm_k.push(async function(){\n")
+		r.apply(&b)
+		b.WriteString(persistTail)
+	} else {
+		// No top-level function: one chunk, run directly, as in per-call
+		// mode (the runner costs QuickJS ~35 µs a run).
+		b.WriteString("(async function(){\n")
+		r.apply(&b)
+		b.WriteString("\n})()")
+	}
 	js := b.String()
 
 	// The rewrite works on positions the parser reports; re-parsing is a

@@ -54,18 +54,20 @@ func TestPrepareShapes(t *testing.T) {
 		persistent bool
 		ts         bool
 		declared   []string
+		runner     bool // the chunk runner (__cm_k) is used
 	}{
 		{name: "plain js per-call", code: "return 1"},
 		{name: "ts per-call", code: "const x: number = 1\nreturn x", ts: true},
 		{name: "persistent declarations", persistent: true,
 			code:     "let x = 1\nconst {a, b: [c], ...r} = o\nvar v\nfunction f() {}\nasync function g() {}\nclass K {}\nfor (var i = 0; i < 1; i++) { var inner }\nfor (var k of []) {}\n{ let blockScoped = 1 }",
-			declared: []string{"x", "a", "c", "r", "v", "f", "g", "K", "i", "inner", "k"}},
+			declared: []string{"x", "a", "c", "r", "v", "f", "g", "K", "i", "inner", "k"}, runner: true},
 		// goja's AST leaves out parentheses and the () of `new X()`: the
 		// rewrite must still close each declaration after its full text.
 		{name: "persistent parentheses and new", persistent: true,
 			code:     "const m = new Map();\nconst n = (1);\nlet f = x => (x + 1)\nlet g = new Date\nconst h = a + new Set()  // c\nconst o = ((1) + (2))\nvar p = new Map ( /* x */ )\nconst q = c ? (a) : (b)\nfor (let i = new Number(0); i < 1; i++) {}",
 			declared: []string{"m", "n", "f", "g", "h", "o", "p", "q"}},
-		{name: "persistent ts", persistent: true, ts: true, code: "const n: number = 1\nfunction sq(x: number) { return x * x }", declared: []string{"n", "sq"}},
+		{name: "persistent ts", persistent: true, ts: true, code: "const n: number = 1\nfunction sq(x: number) { return x * x }", declared: []string{"n", "sq"}, runner: true},
+		{name: "persistent without functions runs directly", persistent: true, code: "let x = await 1\nreturn x", declared: []string{"x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +80,9 @@ func TestPrepareShapes(t *testing.T) {
 			}
 			if !reflect.DeepEqual(s.Declared, tt.declared) {
 				t.Errorf("got Declared %q, want %q", s.Declared, tt.declared)
+			}
+			if got := strings.Contains(s.JS, "__cm_k"); got != tt.runner {
+				t.Errorf("chunk runner used: %v, want %v\n%s", got, tt.runner, s.JS)
 			}
 			if s.LineOffset != 1 {
 				t.Errorf("got LineOffset %d, want 1", s.LineOffset)
