@@ -2,6 +2,8 @@ package enginetest
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -325,6 +327,21 @@ var specialTests = []struct {
 			}
 		}
 		time.Sleep(StubbornFor) // let the stubborn calls end before leak checks
+	}},
+	{"a logged error's stack shows the user's lines", func(t *testing.T, eng engine.Engine) {
+		for _, code := range []string{
+			"console.log(new Error('boom'))\nreturn 1",
+			"const n: number = 1\nconsole.log(new Error('boom'))\nreturn n",
+		} {
+			o := Exec(t, eng, code, ExecOptions{})
+			if o.Err != nil || len(o.Logs) != 1 {
+				t.Fatalf("%q: got %v, logs %q", code, o.Err, o.Logs)
+			}
+			wantLine := strings.Count(code[:strings.Index(code, "console")], "\n") + 1
+			if log := o.Logs[0]; !strings.HasPrefix(log, "log: Error: boom\n") || !regexp.MustCompile(`program\.(js|ts):`+strconv.Itoa(wantLine)+`:`).MatchString(log) || strings.HasSuffix(log, "\n") {
+				t.Errorf("%q: logged %q, want the stack to point at line %d and no trailing newline", code, log, wantLine)
+			}
+		}
 	}},
 	{"context cancellation", func(t *testing.T, eng engine.Engine) {
 		s := mustPrepare(t, "for (;;) {}", false)

@@ -86,8 +86,19 @@ func (r *run) positionInfo(stack string) map[string]any {
 		return nil
 	}
 	info := map[string]any{}
+	info["stack"] = r.mapPositions(stack, func(line, col int) {
+		if _, ok := info["line"]; !ok {
+			info["line"], info["column"] = line, col
+		}
+	})
+	return info
+}
+
+// mapPositions rewrites each position in the program found in text to the
+// user's line, calling seen (if not nil) with each, innermost first.
+func (r *run) mapPositions(text string, seen func(line, col int)) string {
 	name := r.job.Name
-	stack = stackPos.ReplaceAllStringFunc(stack, func(m string) string {
+	return stackPos.ReplaceAllStringFunc(text, func(m string) string {
 		sm := stackPos.FindStringSubmatch(m)
 		if sm[1] != name && !strings.HasSuffix(sm[1], ".ts") {
 			return m
@@ -98,13 +109,20 @@ func (r *run) positionInfo(stack string) map[string]any {
 		if line < 1 {
 			line = 1
 		}
-		if _, ok := info["line"]; !ok {
-			info["line"], info["column"] = line, col
+		if seen != nil {
+			seen(line, col)
 		}
 		return sm[1] + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
 	})
-	info["stack"] = stack
-	return info
+}
+
+// logText is console output with the stacks it shows (a logged Error)
+// mapped to the user's lines, like an uncaught error's.
+func (r *run) logText(text string) string {
+	if r.job.Name == "" || !strings.Contains(text, r.job.Name+":") && !strings.Contains(text, ".ts:") {
+		return text
+	}
+	return r.mapPositions(text, nil)
 }
 
 func jsonError(msg string) *tools.Error {

@@ -46,7 +46,7 @@
     var t = tag(v);
     if (t === "[object Error]") {
       var st = v.stack;
-      return typeof st === "string" && st ? st : String(v.name) + ": " + String(v.message);
+      return typeof st === "string" && st ? st.replace(/\s+$/, "") : String(v.name) + ": " + String(v.message);
     }
     if (t === "[object Date]") {
       try { return v.toISOString(); } catch (e) { return "Invalid Date"; }

@@ -127,7 +127,7 @@ func buildVMState() (*vmState, error) {
 	}
 	emit := vm.ToValue(func(c goja.FunctionCall) goja.Value {
 		if r := st.cur; r != nil && r.job.Log != nil {
-			r.job.Log(c.Argument(0).String(), c.Argument(1).String())
+			r.job.Log(c.Argument(0).String(), r.logText(c.Argument(1).String()))
 		}
 		return goja.Undefined()
 	})

@@ -296,7 +296,7 @@ func (r *run) host(op byte, payload string) quickjs.Value {
 	case 'L':
 		var m [2]string
 		if json.Unmarshal([]byte(payload), &m) == nil && r.job.Log != nil {
-			r.job.Log(m[0], m[1])
+			r.job.Log(m[0], r.logText(m[1]))
 		}
 	case 'C':
 		nl := strings.IndexByte(payload, '\n')
@@ -826,14 +826,39 @@ func inlineSourceMap(script string) *sourcemap.Consumer {
 // mapStack rewrites positions in the script to positions in the user's
 // source (Job.LineOffset) and returns the first one.
 func (r *run) mapStack(stack string) (string, int, int) {
-	name := r.job.Name
-	if name == "" {
-		name = "program.js"
-	}
-	sm := inlineSourceMap(r.job.Script)
 	first, firstCol := 0, 0
+	out := r.mapPositions(stack, func(line, col int) {
+		if first == 0 {
+			first, firstCol = line, col
+		}
+	})
+	return strings.TrimRight(out, "\n"), first, firstCol
+}
+
+// logText is console output with the stacks it shows (a logged Error)
+// mapped to the user's lines, like an uncaught error's.
+func (r *run) logText(text string) string {
+	if !strings.Contains(text, r.scriptName()+":") {
+		return text
+	}
+	return r.mapPositions(text, nil)
+}
+
+func (r *run) scriptName() string {
+	if r.job.Name == "" {
+		return "program.js"
+	}
+	return r.job.Name
+}
+
+// mapPositions rewrites each position in the script found in text to the
+// user's line (through the TypeScript source map, if any), calling seen
+// (if not nil) with each, innermost first.
+func (r *run) mapPositions(text string, seen func(line, col int)) string {
+	name := r.scriptName()
+	sm := inlineSourceMap(r.job.Script)
 	var out strings.Builder
-	rest := stack
+	rest := text
 	for {
 		k := strings.Index(rest, name+":")
 		if k < 0 {
@@ -857,8 +882,8 @@ func (r *run) mapStack(stack string) (string, int, int) {
 			}
 		}
 		line = max(line-r.job.LineOffset, 1)
-		if first == 0 {
-			first, firstCol = line, col
+		if seen != nil {
+			seen(line, col)
 		}
 		fmt.Fprintf(&out, ":%d", line)
 		if m[4] >= 0 {
@@ -866,7 +891,7 @@ func (r *run) mapStack(stack string) (string, int, int) {
 		}
 		rest = rest[m[1]:]
 	}
-	return strings.TrimRight(out.String(), "\n"), first, firstCol
+	return out.String()
 }
 
 // waitFor waits for wg, at most d: a nested call whose tool ignores
