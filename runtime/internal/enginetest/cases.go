@@ -326,6 +326,19 @@ var specialTests = []struct {
 				t.Errorf("next program: got %s, %v", o.Value, o.Err)
 			}
 		}
+		// Through a function an earlier run of a persistent environment
+		// defined: this run's source does not name `tools`.
+		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		ft := NewFakeTools()
+		Exec(t, eng, "async function late() { return await tools.stubborn({}) }", ExecOptions{Env: env, Tools: ft})
+		const limit = 200 * time.Millisecond
+		if o := Exec(t, eng, "return await late()", ExecOptions{Env: env, Tools: ft, Timeout: limit}); o.Err == nil || o.Err.Code != tools.CodeTimeout || o.Elapsed > limit+Grace {
+			t.Errorf("through an earlier run's function: got %s, %v in %v; want TIMEOUT within %v", o.Value, o.Err, o.Elapsed, limit+Grace)
+		}
 		time.Sleep(StubbornFor) // let the stubborn calls end before leak checks
 	}},
 	{"a logged error's stack shows the user's lines", func(t *testing.T, eng engine.Engine) {

@@ -37,6 +37,7 @@ type env struct {
 	unusable     bool          // a persistent context that cannot be proven clean
 	globals      []string      // last read by Globals
 	globalsStale bool          // a program ran since
+	namedTools   bool          // a program run here named `tools` (see Run)
 }
 
 var _ engine.Env = (*env)(nil)
@@ -76,16 +77,20 @@ func (en *env) Run(ctx context.Context, job *engine.Job) (res engine.Result) {
 		close(done)
 		en.mu.Unlock()
 	})
-	// A program that names `tools` will most likely call them. Its calls
-	// are made inline when it awaits them one at a time (see program), and
-	// its VM runs on a worker, so that Run can still return when the VM is
-	// stuck in a call that ignores cancellation (see run.abandon). Handing
-	// the run to a worker costs about 20 µs here (waking a thread); an
-	// inline call saves about 40. Any other program runs right here and
-	// makes calls, if it makes any after all (through a function an
-	// earlier run defined), on goroutines of their own: slower, but never
-	// stuck.
-	if !strings.Contains(job.Script, "tools") {
+	// A program that names `tools` will most likely call them, and so may
+	// any later program of a persistent environment where one did (through
+	// functions it defined). Its calls are made inline when it awaits them
+	// one at a time (see program), and its VM runs on a worker, so that Run
+	// can still return when the VM is stuck in a call that ignores
+	// cancellation (see run.abandon). Handing the run to a worker costs
+	// about 20 µs here (waking a thread); an inline call saves about 40.
+	// Any other program runs right here and makes calls, if it makes any
+	// after all, on goroutines of their own: slower, but never stuck.
+	en.mu.Lock()
+	en.namedTools = en.namedTools || strings.Contains(job.Script, "tools")
+	namedTools := en.namedTools
+	en.mu.Unlock()
+	if !namedTools {
 		r.noInline = true
 		res = en.runVM(r)
 		finish()
