@@ -67,7 +67,11 @@ func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcom
 		st.Calls = append(st.Calls, debugCall{ID: c.ID, Name: c.Name, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Code})
 	}
 	if len(st.Calls) > recentCalls {
-		st.Calls = append([]debugCall(nil), st.Calls[len(st.Calls)-recentCalls:]...)
+		// Keep the newest in place: the backing array is reused, not
+		// reallocated on every run (code_debug copies what it returns).
+		n := copy(st.Calls, st.Calls[len(st.Calls)-recentCalls:])
+		clear(st.Calls[n:])
+		st.Calls = st.Calls[:n]
 	}
 	if out.Globals != nil {
 		st.Globals = out.Globals
