@@ -60,6 +60,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "codemode", Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
+		Logger:       s.log,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
@@ -76,7 +77,7 @@ func (s *Server) Close() { s.unwatch() }
 
 // changeProbe is a tool the SDK's own table holds for an instant so that it
 // sends notifications/tools/list_changed (see toolsChanged).
-const changeProbe = "codemode/list-changed"
+const changeProbe = "codemode.list-changed-probe" // a valid tool name: the SDK logs an error for others
 
 // toolsChanged tells every session that its tool list may have changed:
 // code_run's description carries the catalog of callable tools, and an

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"regexp"
 	"sort"
 	"strings"
@@ -196,5 +197,30 @@ func TestToolListChanged(t *testing.T) {
 	}
 	if strings.Contains(describe(), "mcp__fake__weather") {
 		t.Error("the catalog still lists the removed tool")
+	}
+}
+
+// The probe tool behind tools/list_changed must be a name the SDK accepts,
+// or every registry change logs an error.
+func TestListChangedProbeLogsNothing(t *testing.T) {
+	host := codemode.NewHost(tools.Options{})
+	defer host.Close()
+	preset := host.Preset("codemode")
+	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	srv, err := New(context.Background(), Options{Host: host, Preset: preset, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remove()
+	if logs.Len() > 0 {
+		t.Errorf("a registry change logged:\n%s", logs.String())
 	}
 }
