@@ -206,6 +206,7 @@ func (s *server) connect(ctx context.Context) (sess *mcp.ClientSession, closeTra
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "codemode", Version: "1"}, &mcp.ClientOptions{
 		Capabilities: caps,
+		Logger:       s.log, // the SDK's own warnings, on stderr with ours
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			// Never block the SDK's receive path: run re-lists.
 			select {
