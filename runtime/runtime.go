@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -282,13 +283,14 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 
 	rec := newRecorder(req, limits)
 	res := env.Run(ctx, &engine.Job{
-		Script:     script.JS,
-		Name:       "program.js",
-		LineOffset: script.LineOffset,
-		Tools:      req.Tools,
-		Call:       rec.call,
-		Log:        rec.log,
-		Deadline:   deadline,
+		Script:      script.JS,
+		Name:        "program.js",
+		LineOffset:  script.LineOffset,
+		SourceLines: strings.Count(req.Code, "\n") + 1,
+		Tools:       req.Tools,
+		Call:        rec.call,
+		Log:         rec.log,
+		Deadline:    deadline,
 	})
 	cancel()
 	if n := rec.wait(); n > 0 {

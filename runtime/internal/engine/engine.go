@@ -64,6 +64,10 @@ type Job struct {
 	// LineOffset is subtracted from engine-reported line numbers so that
 	// positions refer to the user's source.
 	LineOffset int
+	// SourceLines is the number of lines of the user's source; stack
+	// frames past it (the wrapper's) are dropped from stacks. Zero keeps
+	// every frame.
+	SourceLines int
 	// Tools are the names bound as async functions on the global `tools`.
 	Tools []string
 	// Call performs a nested tool call. The engine calls it from a goroutine

@@ -341,7 +341,7 @@ var specialTests = []struct {
 		}
 		time.Sleep(StubbornFor) // let the stubborn calls end before leak checks
 	}},
-	{"a logged error's stack shows the user's lines", func(t *testing.T, eng engine.Engine) {
+	{"stacks show the user's lines", func(t *testing.T, eng engine.Engine) {
 		for _, code := range []string{
 			"console.log(new Error('boom'))\nreturn 1",
 			"const n: number = 1\nconsole.log(new Error('boom'))\nreturn n",
@@ -353,6 +353,21 @@ var specialTests = []struct {
 			wantLine := strings.Count(code[:strings.Index(code, "console")], "\n") + 1
 			if log := o.Logs[0]; !strings.HasPrefix(log, "log: Error: boom\n") || !regexp.MustCompile(`program\.(js|ts):`+strconv.Itoa(wantLine)+`:`).MatchString(log) || strings.HasSuffix(log, "\n") {
 				t.Errorf("%q: logged %q, want the stack to point at line %d and no trailing newline", code, log, wantLine)
+			}
+		}
+		// An uncaught error's stack: the user's lines, none of the wrapper's.
+		code := "function f() { return null.x }\nreturn f()"
+		o := Exec(t, eng, code, ExecOptions{})
+		if o.Err == nil || o.Err.Code != tools.CodeRuntimeError {
+			t.Fatalf("got %s, %v; want RUNTIME_ERROR", o.Value, o.Err)
+		}
+		stack, _ := o.Err.Info["stack"].(string)
+		if !strings.Contains(stack, "program.js:1:") {
+			t.Fatalf("stack %q does not point at line 1", stack)
+		}
+		for _, m := range regexp.MustCompile(`program\.js:(\d+)`).FindAllStringSubmatch(stack, -1) {
+			if n, _ := strconv.Atoi(m[1]); n > 2 {
+				t.Errorf("stack %q shows line %d of a 2-line program (the wrapper)", stack, n)
 			}
 		}
 	}},

@@ -283,11 +283,12 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 	}
 	var mu sync.Mutex
 	job := &engine.Job{
-		Script:     s.JS,
-		Name:       ScriptName,
-		LineOffset: s.LineOffset,
-		Tools:      ft.Names(),
-		Call:       ft.Call,
+		Script:      s.JS,
+		Name:        ScriptName,
+		LineOffset:  s.LineOffset,
+		SourceLines: strings.Count(code, "\n") + 1,
+		Tools:       ft.Names(),
+		Call:        ft.Call,
 		Log: func(level, text string) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 
+	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -86,11 +87,11 @@ func (r *run) positionInfo(stack string) map[string]any {
 		return nil
 	}
 	info := map[string]any{}
-	info["stack"] = r.mapPositions(stack, func(line, col int) {
+	info["stack"] = strings.TrimRight(r.mapPositions(stack, func(line, col int) {
 		if _, ok := info["line"]; !ok {
 			info["line"], info["column"] = line, col
 		}
-	})
+	}), " \t\r\n")
 	return info
 }
 
@@ -98,7 +99,7 @@ func (r *run) positionInfo(stack string) map[string]any {
 // user's line, calling seen (if not nil) with each, innermost first.
 func (r *run) mapPositions(text string, seen func(line, col int)) string {
 	name := r.job.Name
-	return stackPos.ReplaceAllStringFunc(text, func(m string) string {
+	mapped := stackPos.ReplaceAllStringFunc(text, func(m string) string {
 		sm := stackPos.FindStringSubmatch(m)
 		if sm[1] != name && !strings.HasSuffix(sm[1], ".ts") {
 			return m
@@ -109,11 +110,20 @@ func (r *run) mapPositions(text string, seen func(line, col int)) string {
 		if line < 1 {
 			line = 1
 		}
-		if seen != nil {
+		if seen != nil && line <= r.lastLine() {
 			seen(line, col)
 		}
 		return sm[1] + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
 	})
+	return engine.DropWrapperFrames(mapped, r.job.SourceLines, name, strings.TrimSuffix(name, ".js")+".ts")
+}
+
+// lastLine is the user's last line, or a line beyond any when unknown.
+func (r *run) lastLine() int {
+	if r.job.SourceLines > 0 {
+		return r.job.SourceLines
+	}
+	return int(^uint(0) >> 1)
 }
 
 // logText is console output with the stacks it shows (a logged Error)

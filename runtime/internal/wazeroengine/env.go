@@ -887,7 +887,7 @@ func (r *run) mapPositions(text string, seen func(line, col int)) string {
 			}
 		}
 		line = max(line-r.job.LineOffset, 1)
-		if seen != nil {
+		if seen != nil && (r.job.SourceLines <= 0 || line <= r.job.SourceLines) {
 			seen(line, col)
 		}
 		fmt.Fprintf(&out, ":%d", line)
@@ -896,7 +896,7 @@ func (r *run) mapPositions(text string, seen func(line, col int)) string {
 		}
 		rest = rest[m[1]:]
 	}
-	return out.String()
+	return engine.DropWrapperFrames(out.String(), r.job.SourceLines, name)
 }
 
 // waitFor waits for wg, at most d: a nested call whose tool ignores
