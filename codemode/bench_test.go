@@ -31,18 +31,30 @@ func BenchmarkCodeRun(b *testing.B) {
 	}
 }
 
-func benchCodeRun(b *testing.B, mode Mode) {
+// noopHost mounts code mode in mode next to a global no-op tool,
+// mcp__fake__noop, and returns the host and an agent of the preset.
+func noopHost(b *testing.B, mode Mode) (*Host, *Agent) {
 	h := NewHost(tools.Options{})
-	defer h.Close()
+	b.Cleanup(func() { h.Close() })
 	preset := h.Preset("codemode")
-	h.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
+	if _, err := h.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			return &tools.Result{Value: json.RawMessage(`1`)}, nil
-		}})
+		}}); err != nil {
+		b.Fatal(err)
+	}
 	if _, err := Mount(h, preset, Options{Mode: mode}); err != nil {
 		b.Fatal(err)
 	}
-	agent, _ := h.NewAgent(preset, "bench")
+	agent, err := h.NewAgent(preset, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, agent
+}
+
+func benchCodeRun(b *testing.B, mode Mode) {
+	h, agent := noopHost(b, mode)
 	type program struct{ name, code string }
 	programs := []program{{"await-only", "let s = 0; s += await 0; return s"}}
 	for _, n := range []int{0, 1, 10} {
@@ -67,15 +79,7 @@ func benchCodeRun(b *testing.B, mode Mode) {
 // with the code-mode guard installed, a no-op tool. The engine side is
 // BenchmarkEngine in runtime/internal/gojaengine.
 func BenchmarkPTCCall(b *testing.B) {
-	h := NewHost(tools.Options{})
-	defer h.Close()
-	preset := h.Preset("codemode")
-	h.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
-		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
-			return &tools.Result{Value: json.RawMessage(`1`)}, nil
-		}})
-	Mount(h, preset, Options{})
-	agent, _ := h.NewAgent(preset, "bench")
+	h, agent := noopHost(b, PerCall)
 	h.Registry.Register(scope.Preset("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		c := ptc.New(h.Registry, e)
 		args := json.RawMessage(`{}`)
