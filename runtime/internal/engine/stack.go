@@ -58,3 +58,44 @@ func framePast(l string, lines int, names []string) bool {
 	}
 	return false
 }
+
+// DropInternalFrames removes from a stack the frames of the sandbox's own
+// code: lines starting with "at " that name one of internal (the engines'
+// preludes), and a "(native)" frame right before one (the prelude's own
+// Reflect.apply). A program's stack then shows its code and the built-ins
+// it called, not how the sandbox wraps them.
+func DropInternalFrames(text string, internal ...string) string {
+	if !strings.Contains(text, "at ") {
+		return text
+	}
+	isInternal := func(l string) bool {
+		if !strings.HasPrefix(strings.TrimSpace(l), "at ") {
+			return false
+		}
+		for _, m := range internal {
+			if strings.Contains(l, m) {
+				return true
+			}
+		}
+		return false
+	}
+	lines := strings.SplitAfter(text, "\n")
+	out := lines[:0:0]
+	dropped := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if isInternal(l) || strings.HasPrefix(t, "at ") && strings.HasSuffix(t, "(native)") && i+1 < len(lines) && isInternal(lines[i+1]) {
+			dropped = true
+			continue
+		}
+		out = append(out, l)
+	}
+	if !dropped {
+		return text
+	}
+	s := strings.Join(out, "")
+	if !strings.HasSuffix(text, "\n") {
+		s = strings.TrimSuffix(s, "\n")
+	}
+	return s
+}

@@ -23,3 +23,17 @@ func TestDropWrapperFrames(t *testing.T) {
 		}
 	}
 }
+
+func TestDropInternalFrames(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"goja", "Error: cmp\n\tat program.js:2:22\n\tat apply (native)\n\tat guarded (codemode:prelude:467:26(72))\n\tat sort (codemode:prelude:478:66(14))\n\tat program.js:2:7", "Error: cmp\n\tat program.js:2:22\n\tat program.js:2:7"},
+		{"quickjs", "Error: x\n    at setTimeout (<codemode>:320:19)\n    at <anonymous> (program.js:1:1)", "Error: x\n    at <anonymous> (program.js:1:1)"},
+		{"a native frame of the program's own is kept", "E\n    at sort (native)\n    at <anonymous> (program.js:2:3)", "E\n    at sort (native)\n    at <anonymous> (program.js:2:3)"},
+		{"text naming the prelude is kept", "see codemode:prelude here", "see codemode:prelude here"},
+	}
+	for _, tt := range tests {
+		if got := DropInternalFrames(tt.text, "codemode:prelude", "<codemode>"); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -370,6 +370,18 @@ var specialTests = []struct {
 				t.Errorf("stack %q shows line %d of a 2-line program (the wrapper)", stack, n)
 			}
 		}
+		// Errors raised by the sandbox's own code (a withheld global, a
+		// guarded built-in) show the program's frames, not the prelude's.
+		for _, code := range []string{"setTimeout(() => 1, 10)", "[2, 1].sort(() => { throw new Error('cmp') })"} {
+			o := Exec(t, eng, code, ExecOptions{})
+			if o.Err == nil {
+				t.Fatalf("%q: no error", code)
+			}
+			stack, _ := o.Err.Info["stack"].(string)
+			if !strings.Contains(stack, "program.js:1:") || strings.Contains(stack, "codemode") {
+				t.Errorf("%q: stack %q, want the program's frames only", code, stack)
+			}
+		}
 	}},
 	{"context cancellation", func(t *testing.T, eng engine.Engine) {
 		s := mustPrepare(t, "for (;;) {}", false)

@@ -115,7 +115,8 @@ func (r *run) mapPositions(text string, seen func(line, col int)) string {
 		}
 		return sm[1] + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
 	})
-	return engine.DropWrapperFrames(mapped, r.job.SourceLines, name, strings.TrimSuffix(name, ".js")+".ts")
+	mapped = engine.DropWrapperFrames(mapped, r.job.SourceLines, name, strings.TrimSuffix(name, ".js")+".ts")
+	return engine.DropInternalFrames(mapped, "codemode:prelude")
 }
 
 // lastLine is the user's last line, or a line beyond any when unknown.

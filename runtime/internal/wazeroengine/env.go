@@ -896,7 +896,7 @@ func (r *run) mapPositions(text string, seen func(line, col int)) string {
 		}
 		rest = rest[m[1]:]
 	}
-	return engine.DropWrapperFrames(out.String(), r.job.SourceLines, name)
+	return engine.DropInternalFrames(engine.DropWrapperFrames(out.String(), r.job.SourceLines, name), "<codemode>")
 }
 
 // waitFor waits for wg, at most d: a nested call whose tool ignores
