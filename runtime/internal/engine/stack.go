@@ -11,20 +11,55 @@ import (
 // the wrapper the program runs in, not the user's code. Other lines are
 // kept as they are. With lines 0 nothing is dropped.
 func DropWrapperFrames(text string, lines int, names ...string) string {
-	if lines <= 0 || !strings.Contains(text, "at ") {
+	if lines <= 0 {
 		return text
 	}
-	parts := strings.SplitAfter(text, "\n")
-	out := parts[:0]
-	dropped := false
-	for _, l := range parts {
-		if strings.HasPrefix(strings.TrimSpace(l), "at ") && framePast(l, lines, names) {
-			dropped = true
-			continue
+	return dropLines(text, func(ls []string, i int) bool {
+		return isFrame(ls[i]) && framePast(ls[i], lines, names)
+	})
+}
+
+// DropInternalFrames removes from a stack the frames of the sandbox's own
+// code: lines starting with "at " that name one of internal (the engines'
+// preludes), and a "(native)" frame right before one (the prelude's own
+// Reflect.apply). A program's stack then shows its code and the built-ins
+// it called, not how the sandbox wraps them.
+func DropInternalFrames(text string, internal ...string) string {
+	isInternal := func(l string) bool {
+		if !isFrame(l) {
+			return false
 		}
-		out = append(out, l)
+		for _, m := range internal {
+			if strings.Contains(l, m) {
+				return true
+			}
+		}
+		return false
 	}
-	if !dropped {
+	return dropLines(text, func(ls []string, i int) bool {
+		if isInternal(ls[i]) {
+			return true
+		}
+		return isFrame(ls[i]) && strings.HasSuffix(strings.TrimSpace(ls[i]), "(native)") && i+1 < len(ls) && isInternal(ls[i+1])
+	})
+}
+
+func isFrame(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "at ") }
+
+// dropLines removes the lines of text for which drop is true, keeping
+// whether text ended with a newline.
+func dropLines(text string, drop func(lines []string, i int) bool) string {
+	if !strings.Contains(text, "at ") {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	out := make([]string, 0, len(lines))
+	for i, l := range lines {
+		if !drop(lines, i) {
+			out = append(out, l)
+		}
+	}
+	if len(out) == len(lines) {
 		return text
 	}
 	s := strings.Join(out, "")
@@ -57,45 +92,4 @@ func framePast(l string, lines int, names []string) bool {
 		return err == nil && n > lines
 	}
 	return false
-}
-
-// DropInternalFrames removes from a stack the frames of the sandbox's own
-// code: lines starting with "at " that name one of internal (the engines'
-// preludes), and a "(native)" frame right before one (the prelude's own
-// Reflect.apply). A program's stack then shows its code and the built-ins
-// it called, not how the sandbox wraps them.
-func DropInternalFrames(text string, internal ...string) string {
-	if !strings.Contains(text, "at ") {
-		return text
-	}
-	isInternal := func(l string) bool {
-		if !strings.HasPrefix(strings.TrimSpace(l), "at ") {
-			return false
-		}
-		for _, m := range internal {
-			if strings.Contains(l, m) {
-				return true
-			}
-		}
-		return false
-	}
-	lines := strings.SplitAfter(text, "\n")
-	out := lines[:0:0]
-	dropped := false
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if isInternal(l) || strings.HasPrefix(t, "at ") && strings.HasSuffix(t, "(native)") && i+1 < len(lines) && isInternal(lines[i+1]) {
-			dropped = true
-			continue
-		}
-		out = append(out, l)
-	}
-	if !dropped {
-		return text
-	}
-	s := strings.Join(out, "")
-	if !strings.HasSuffix(text, "\n") {
-		s = strings.TrimSuffix(s, "\n")
-	}
-	return s
 }
