@@ -82,28 +82,24 @@ type Row struct {
 	Error string `json:"error,omitempty"`
 }
 
+// statsJSON is Stats on the wire: nanoseconds, with explicit names.
+type statsJSON struct {
+	Min    int64 `json:"min_ns"`
+	Median int64 `json:"median_ns"`
+	P95    int64 `json:"p95_ns"`
+	P99    int64 `json:"p99_ns"`
+	Max    int64 `json:"max_ns"`
+	Mean   int64 `json:"mean_ns"`
+}
+
 // MarshalJSON writes Stats in nanoseconds with explicit names.
 func (s Stats) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Min    int64 `json:"min_ns"`
-		Median int64 `json:"median_ns"`
-		P95    int64 `json:"p95_ns"`
-		P99    int64 `json:"p99_ns"`
-		Max    int64 `json:"max_ns"`
-		Mean   int64 `json:"mean_ns"`
-	}{int64(s.Min), int64(s.Median), int64(s.P95), int64(s.P99), int64(s.Max), int64(s.Mean)})
+	return json.Marshal(statsJSON{int64(s.Min), int64(s.Median), int64(s.P95), int64(s.P99), int64(s.Max), int64(s.Mean)})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (s *Stats) UnmarshalJSON(b []byte) error {
-	var v struct {
-		Min    int64 `json:"min_ns"`
-		Median int64 `json:"median_ns"`
-		P95    int64 `json:"p95_ns"`
-		P99    int64 `json:"p99_ns"`
-		Max    int64 `json:"max_ns"`
-		Mean   int64 `json:"mean_ns"`
-	}
+	var v statsJSON
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
