@@ -23,7 +23,10 @@ const (
 	CodeMemoryLimit         Code = "MEMORY_LIMIT"         // a program exceeded its memory budget
 	CodeStackOverflow       Code = "STACK_OVERFLOW"       // a program recursed too deep
 	CodeSubcallLimit        Code = "SUBCALL_LIMIT"        // a program made too many nested calls
-	CodeResultTooLarge      Code = "RESULT_TOO_LARGE"     // a program's return value exceeds the result budget
+	CodeResultTooLarge      Code = "RESULT_TOO_LARGE"     // a program's return value, or a tool's reply, exceeds its budget
+	CodeProgramTooLarge     Code = "PROGRAM_TOO_LARGE"    // a program's text exceeds the code budget
+	CodeNestingTooDeep      Code = "NESTING_TOO_DEEP"     // a program nests brackets or operators deeper than the parser may go
+	CodeArgumentsTooLarge   Code = "ARGUMENTS_TOO_LARGE"  // a call's arguments exceed the argument budget or the upstream's frame limit
 	CodeUpstreamUnavailable Code = "UPSTREAM_UNAVAILABLE" // an upstream MCP server is down or restarting
 	CodeInternal            Code = "INTERNAL"             // a bug of ours; the message says where
 )
@@ -78,6 +81,9 @@ var (
 	ErrStackOverflow       = &Error{Code: CodeStackOverflow}
 	ErrSubcallLimit        = &Error{Code: CodeSubcallLimit}
 	ErrResultTooLarge      = &Error{Code: CodeResultTooLarge}
+	ErrProgramTooLarge     = &Error{Code: CodeProgramTooLarge}
+	ErrNestingTooDeep      = &Error{Code: CodeNestingTooDeep}
+	ErrArgumentsTooLarge   = &Error{Code: CodeArgumentsTooLarge}
 	ErrUpstreamUnavailable = &Error{Code: CodeUpstreamUnavailable}
 	ErrInternal            = &Error{Code: CodeInternal}
 )
