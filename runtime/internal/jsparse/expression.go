@@ -282,6 +282,8 @@ func (self *_parser) tokenToBindingId() {
 }
 
 func (self *_parser) parseBindingTarget() (target ast.BindingTarget) {
+	self.enter()
+	defer self.leave()
 	self.tokenToBindingId()
 	switch self.token {
 	case token.IDENTIFIER:
@@ -694,6 +696,8 @@ func (self *_parser) parseBracketMember(left ast.Expression) ast.Expression {
 }
 
 func (self *_parser) parseNewExpression() ast.Expression {
+	self.enter()
+	defer self.leave()
 	idx := self.expect(token.NEW)
 	if self.token == token.PERIOD {
 		self.next()
@@ -734,8 +738,13 @@ func (self *_parser) parseLeftHandSideExpression() ast.Expression {
 	} else {
 		left = self.parsePrimaryExpression()
 	}
+	defer self.restoreDepth(self.depth)
 L:
 	for {
+		switch self.token {
+		case token.PERIOD, token.LEFT_BRACKET, token.LEFT_PARENTHESIS, token.BACKTICK, token.QUESTION_DOT:
+			self.link()
+		}
 		switch self.token {
 		case token.PERIOD:
 			left = self.parseDotMember(left)
@@ -768,8 +777,13 @@ func (self *_parser) parseLeftHandSideExpressionAllowCall() ast.Expression {
 	}
 
 	optionalChain := false
+	defer self.restoreDepth(self.depth)
 L:
 	for {
+		switch self.token {
+		case token.PERIOD, token.LEFT_BRACKET, token.LEFT_PARENTHESIS, token.BACKTICK, token.QUESTION_DOT:
+			self.link()
+		}
 		switch self.token {
 		case token.PERIOD:
 			left = self.parseDotMember(left)
@@ -811,6 +825,8 @@ func (self *_parser) parseUpdateExpression() ast.Expression {
 		tkn := self.token
 		idx := self.idx
 		self.next()
+		self.enter()
+		defer self.leave()
 		operand := self.parseUnaryExpression()
 		switch operand.(type) {
 		case *ast.Identifier, *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression:
@@ -861,6 +877,8 @@ func (self *_parser) parseUnaryExpression() ast.Expression {
 		tkn := self.token
 		idx := self.idx
 		self.next()
+		self.enter()
+		defer self.leave()
 		return &ast.UnaryExpression{
 			Operator: tkn,
 			Idx:      idx,
@@ -880,6 +898,8 @@ func (self *_parser) parseUnaryExpression() ast.Expression {
 			if self.scope.inFuncParams {
 				self.error(idx, "Illegal await-expression in formal parameters of async function")
 			}
+			self.enter()
+			defer self.leave()
 			return &ast.AwaitExpression{
 				Await:    idx,
 				Argument: self.parseUnaryExpression(),
@@ -901,6 +921,8 @@ func (self *_parser) parseExponentiationExpression() ast.Expression {
 				self.error(self.idx, "Unary operator used immediately before exponentiation expression. Parenthesis must be used to disambiguate operator precedence")
 			}
 		}
+		self.enter()
+		defer self.leave()
 		for {
 			self.next()
 			left = &ast.BinaryExpression{
@@ -920,8 +942,10 @@ func (self *_parser) parseExponentiationExpression() ast.Expression {
 func (self *_parser) parseMultiplicativeExpression() ast.Expression {
 	left := self.parseExponentiationExpression()
 
+	defer self.restoreDepth(self.depth)
 	for self.token == token.MULTIPLY || self.token == token.SLASH ||
 		self.token == token.REMAINDER {
+		self.link()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -937,7 +961,9 @@ func (self *_parser) parseMultiplicativeExpression() ast.Expression {
 func (self *_parser) parseAdditiveExpression() ast.Expression {
 	left := self.parseMultiplicativeExpression()
 
+	defer self.restoreDepth(self.depth)
 	for self.token == token.PLUS || self.token == token.MINUS {
+		self.link()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -953,8 +979,10 @@ func (self *_parser) parseAdditiveExpression() ast.Expression {
 func (self *_parser) parseShiftExpression() ast.Expression {
 	left := self.parseAdditiveExpression()
 
+	defer self.restoreDepth(self.depth)
 	for self.token == token.SHIFT_LEFT || self.token == token.SHIFT_RIGHT ||
 		self.token == token.UNSIGNED_SHIFT_RIGHT {
+		self.link()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -995,6 +1023,11 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 	}()
 
 	switch self.token {
+	case token.LESS, token.LESS_OR_EQUAL, token.GREATER, token.GREATER_OR_EQUAL, token.INSTANCEOF, token.IN:
+		self.enter() // the operand on the right recurses
+		defer self.leave()
+	}
+	switch self.token {
 	case token.LESS, token.LESS_OR_EQUAL, token.GREATER, token.GREATER_OR_EQUAL:
 		tkn := self.token
 		self.next()
@@ -1031,8 +1064,10 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 func (self *_parser) parseEqualityExpression() ast.Expression {
 	left := self.parseRelationalExpression()
 
+	defer self.restoreDepth(self.depth)
 	for self.token == token.EQUAL || self.token == token.NOT_EQUAL ||
 		self.token == token.STRICT_EQUAL || self.token == token.STRICT_NOT_EQUAL {
+		self.link()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1049,7 +1084,9 @@ func (self *_parser) parseEqualityExpression() ast.Expression {
 func (self *_parser) parseBitwiseAndExpression() ast.Expression {
 	left := self.parseEqualityExpression()
 
+	defer self.restoreDepth(self.depth)
 	for self.token == token.AND {
+		self.link()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1065,7 +1102,9 @@ func (self *_parser) parseBitwiseAndExpression() ast.Expression {
 func (self *_parser) parseBitwiseExclusiveOrExpression() ast.Expression {
 	left := self.parseBitwiseAndExpression()
 
+	defer self.restoreDepth(self.depth)
 	for self.token == token.EXCLUSIVE_OR {
+		self.link()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1081,7 +1120,9 @@ func (self *_parser) parseBitwiseExclusiveOrExpression() ast.Expression {
 func (self *_parser) parseBitwiseOrExpression() ast.Expression {
 	left := self.parseBitwiseExclusiveOrExpression()
 
+	defer self.restoreDepth(self.depth)
 	for self.token == token.OR {
+		self.link()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1097,7 +1138,9 @@ func (self *_parser) parseBitwiseOrExpression() ast.Expression {
 func (self *_parser) parseLogicalAndExpression() ast.Expression {
 	left := self.parseBitwiseOrExpression()
 
+	defer self.restoreDepth(self.depth)
 	for self.token == token.LOGICAL_AND {
+		self.link()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1122,8 +1165,10 @@ func (self *_parser) parseLogicalOrExpression() ast.Expression {
 	parenthesis := self.token == token.LEFT_PARENTHESIS
 	left := self.parseLogicalAndExpression()
 
+	defer self.restoreDepth(self.depth)
 	if self.token == token.LOGICAL_OR || !parenthesis && isLogicalAndExpr(left) {
 		for {
+			self.link()
 			switch self.token {
 			case token.LOGICAL_OR:
 				self.next()
@@ -1141,6 +1186,7 @@ func (self *_parser) parseLogicalOrExpression() ast.Expression {
 		}
 	} else {
 		for {
+			self.link()
 			switch self.token {
 			case token.COALESCE:
 				idx = self.idx
@@ -1234,6 +1280,8 @@ func (self *_parser) parseSingleArgArrowFunction(start file.Idx, async bool) ast
 }
 
 func (self *_parser) parseAssignmentExpression() ast.Expression {
+	self.enter()
+	defer self.leave()
 	start := self.idx
 	parenthesis := false
 	async := false

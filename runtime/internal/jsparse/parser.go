@@ -54,6 +54,7 @@ const (
 type options struct {
 	disableSourceMaps bool
 	sourceMapLoader   func(path string) ([]byte, error)
+	maxDepth          int // codemode: see WithMaxDepth
 }
 
 // Option represents one of the options for the parser to use in the Parse methods. Currently supported are:
@@ -107,6 +108,9 @@ type _parser struct {
 	opts options
 
 	file *file.File
+
+	depth  int // codemode: current nesting, see enter
+	tokens int // codemode: tokens scanned, see count
 }
 
 func _newParser(filename, src string, base int, opts ...Option) *_parser {
@@ -191,6 +195,9 @@ func ParseFunction(parameterList, body string, options ...Option) (*ast.Function
 
 	parser := _newParser("", src, 1, options...)
 	program, err := parser.parse()
+	if _, deep := err.(*NestingError); deep {
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -208,11 +215,12 @@ func (self *_parser) slice(idx0, idx1 file.Idx) string {
 	return ""
 }
 
-func (self *_parser) parse() (*ast.Program, error) {
+func (self *_parser) parse() (program *ast.Program, err error) {
+	defer self.recoverTooDeep(&err)
 	self.openScope()
 	defer self.closeScope()
 	self.next()
-	program := self.parseProgram()
+	program = self.parseProgram()
 	if false {
 		self.errors.Sort()
 	}
@@ -220,6 +228,7 @@ func (self *_parser) parse() (*ast.Program, error) {
 }
 
 func (self *_parser) next() {
+	self.count() // codemode
 	self.token, self.literal, self.parsedLiteral, self.idx = self.scan()
 }
 

@@ -36,6 +36,8 @@ func (self *_parser) parseStatementList() (list []ast.Statement) {
 }
 
 func (self *_parser) parseStatement() ast.Statement {
+	self.enter()
+	defer self.leave()
 
 	if self.token == token.EOF {
 		self.errorUnexpectedToken(self.token)
@@ -299,6 +301,8 @@ func (self *_parser) parseArrowFunctionBody(async bool) (ast.ConciseBody, []*ast
 }
 
 func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
+	self.enter()
+	defer self.leave()
 	if declaration && !self.scope.allowLet && self.token == token.CLASS {
 		self.errorUnexpectedToken(token.CLASS)
 	}
@@ -1045,7 +1049,17 @@ illegal:
 
 // Find the next statement after an error (recover)
 func (self *_parser) nextStatement() {
+	skipped := self.depth // codemode: brackets skipped here nest too
+	defer self.restoreDepth(self.depth)
 	for {
+		switch self.token {
+		case token.LEFT_PARENTHESIS, token.LEFT_BRACKET, token.LEFT_BRACE:
+			self.enter()
+		case token.RIGHT_PARENTHESIS, token.RIGHT_BRACKET, token.RIGHT_BRACE:
+			if self.depth > skipped {
+				self.leave()
+			}
+		}
 		switch self.token {
 		case token.BREAK, token.CONTINUE,
 			token.FOR, token.IF, token.RETURN, token.SWITCH,
