@@ -41,7 +41,8 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 }
 
 // callError classifies a failed tools/call: the caller's deadline or
-// cancellation, an error the server answered with, or a broken connection.
+// cancellation, a reply over the frame limit, an error the server answered
+// with, or a broken connection.
 func (s *server) callError(ctx context.Context, e *tools.Execution, err error) error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -57,6 +58,19 @@ func (s *server) callError(ctx context.Context, e *tools.Execution, err error) e
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
+		if d, ok := frameTooLarge(rpcErr); ok {
+			size := "over the limit"
+			if d.Bytes > 0 {
+				size = fmt.Sprintf("%d bytes", d.Bytes)
+			}
+			return &tools.Error{
+				Code: tools.CodeResultTooLarge,
+				Message: fmt.Sprintf("the reply of upstream server %q to %s was %s, more than the %d bytes the server may send in one message (maxFrameBytes); it was dropped, and the server is fine. "+
+					"Ask for less in one call: filter, paginate, select fewer fields or a smaller range", s.name, e.Name(), size, d.Limit),
+				Info: map[string]any{"server": s.name, "limit": d.Limit, "bytes": d.Bytes},
+				Err:  err,
+			}
+		}
 		// The server is there and said no (unknown tool, invalid params…).
 		return &tools.Error{Code: tools.CodeToolError, Message: fmt.Sprintf("upstream server %q: %s", s.name, rpcErr.Message), Err: err}
 	}
@@ -66,6 +80,16 @@ func (s *server) callError(ctx context.Context, e *tools.Execution, err error) e
 		Info:    map[string]any{"server": s.name},
 		Err:     err,
 	}
+}
+
+// frameTooLarge reports whether err is the error reply a frame filter put
+// in place of a reply over the limit, and its data.
+func frameTooLarge(err *jsonrpc.Error) (frameTooLargeData, bool) {
+	var d frameTooLargeData
+	if err.Code != frameTooLargeCode || len(err.Data) == 0 || json.Unmarshal(err.Data, &d) != nil || d.Codemode != frameTooLargeMark {
+		return frameTooLargeData{}, false
+	}
+	return d, true
 }
 
 // convert maps an MCP tool result to ours: structuredContent → Value, text

@@ -228,6 +228,9 @@ func (s *server) connect(ctx context.Context) (sess *mcp.ClientSession, closeTra
 	return sess, closeTransport, nil
 }
 
+// frameLimit is the server's maxFrameBytes, or its default.
+func (s *server) frameLimit() int { return int(s.cfg.FrameLimit()) }
+
 func (s *server) transport() (mcp.Transport, func(), error) {
 	if f := s.m.opts.Transport; f != nil {
 		t, err := f(s.name, s.cfg)
@@ -263,7 +266,7 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 			}
 			lw.Flush()
 		}
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.m.opts.TerminateTimeout}, release, nil
+		return &stdioTransport{cmd: cmd, limit: s.frameLimit(), terminate: s.m.opts.TerminateTimeout, log: s.log}, release, nil
 	case config.TransportHTTP:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		t := &mcp.StreamableClientTransport{

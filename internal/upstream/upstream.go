@@ -34,6 +34,26 @@
 // deadline fails with TIMEOUT. A cancelled call is cancelled upstream too
 // (MCP notifications/cancelled, sent by the SDK).
 //
+// # Frame limit
+//
+// Each server has a frame limit, the "maxFrameBytes" of its config entry
+// ([config.Server.FrameLimit]; 16 MiB, the SDK's own, by default): the
+// size of one JSON-RPC message to or from it (a stdio line, an HTTP body,
+// a server-sent event). The SDK enforces a limit too, but a message over
+// it ends the connection, and every call of every agent to that server
+// with it. Here a limit only ever fails one call:
+//
+//   - a reply over the limit is dropped, never held whole, and replaced
+//     before the SDK sees it by an error reply for the same request: the
+//     call fails with RESULT_TOO_LARGE, telling the model to ask for less;
+//     the connection is kept. A message over the limit that answers no
+//     call (a notification, a request from the server) is dropped, with a
+//     warning. On stdio the filter reads the child's stdout itself. HTTP
+//     replies are not filtered yet.
+//
+// So a stdio server can make codemode hold at most one limit's worth of
+// a message (and the SDK its own copy of it), whatever it sends.
+//
 // # Provenance
 //
 // Every tools/call carries the calling execution's ids in _meta:
@@ -106,9 +126,11 @@ type Options struct {
 	// If zero, 2s.
 	TerminateTimeout time.Duration
 	// Transport, if non-nil, makes the transport for a server instead of
-	// the default (mcp.CommandTransport for stdio servers,
+	// the default (the command over its stdin and stdout, with the
+	// server's frame limit applied to what it reads, for stdio servers;
 	// mcp.StreamableClientTransport for HTTP ones). It is called for every
-	// connection attempt; tests use it for in-memory servers.
+	// connection attempt; tests use it for in-memory servers. What such a
+	// transport reads is not filtered.
 	Transport func(name string, s config.Server) (mcp.Transport, error)
 }
 
