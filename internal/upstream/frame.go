@@ -13,10 +13,10 @@ import (
 // body of an HTTP reply, or one server-sent event. The SDK bounds frames
 // too, but a frame over its bound is a read error, and a read error ends
 // the whole connection: every call of every agent to that server fails
-// until it restarts. The filter in this file (frameFilter, for stdio)
-// sits between the server and the SDK and replaces a frame over the
-// server's limit by a small error reply for the same request id, so that
-// only the call whose reply was too large fails.
+// until it restarts. Our filters (frameFilter, below, for stdio; those of
+// httpframe.go for HTTP) sit between the server and the SDK and replace a
+// frame over the server's limit by a small error reply for the same
+// request id, so that only the call whose reply was too large fails.
 
 // frameTooLargeCode is the JSON-RPC error code of the reply a filter puts in
 // place of a frame over the limit: implementation-defined server-error
@@ -351,6 +351,10 @@ func (s *idScanner) replyID() (id []byte, ok bool) {
 	}
 	return s.id, true
 }
+
+// foundID reports whether an id has been seen: enough for a request we
+// encoded ourselves, which has one.
+func (s *idScanner) foundID() bool { return s.id != nil }
 
 // frameFilter passes the newline-delimited frames it reads from r through
 // unchanged, except that a frame over limit bytes (newline excluded) is

@@ -270,8 +270,15 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 	case config.TransportHTTP:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		t := &mcp.StreamableClientTransport{
-			Endpoint:   s.cfg.URL,
-			HTTPClient: &http.Client{Transport: &headerTransport{base: base, headers: s.cfg.Headers}},
+			Endpoint: s.cfg.URL,
+			HTTPClient: &http.Client{Transport: &frameLimitTransport{
+				base:  &headerTransport{base: base, headers: s.cfg.Headers},
+				limit: s.frameLimit(),
+				log:   s.log,
+			}},
+			// Our RoundTripper bounds every event; the SDK's bound (which
+			// would end the connection) only has to stay out of the way.
+			MaxEventSize: s.frameLimit() + sdkFrameMargin,
 		}
 		return t, base.CloseIdleConnections, nil
 	}

@@ -48,11 +48,11 @@
 //     call fails with RESULT_TOO_LARGE, telling the model to ask for less;
 //     the connection is kept. A message over the limit that answers no
 //     call (a notification, a request from the server) is dropped, with a
-//     warning. On stdio the filter reads the child's stdout itself. HTTP
-//     replies are not filtered yet.
+//     warning. On stdio the filter reads the child's stdout itself; on
+//     HTTP it wraps the client's RoundTripper.
 //
-// So a stdio server can make codemode hold at most one limit's worth of
-// a message (and the SDK its own copy of it), whatever it sends.
+// So a server can make codemode hold at most one limit's worth of a
+// message (and the SDK its own copy of it), whatever it sends.
 //
 // # Provenance
 //
@@ -126,9 +126,9 @@ type Options struct {
 	// If zero, 2s.
 	TerminateTimeout time.Duration
 	// Transport, if non-nil, makes the transport for a server instead of
-	// the default (the command over its stdin and stdout, with the
-	// server's frame limit applied to what it reads, for stdio servers;
-	// mcp.StreamableClientTransport for HTTP ones). It is called for every
+	// the default (the command over its stdin and stdout for stdio servers,
+	// mcp.StreamableClientTransport for HTTP ones, both with the server's
+	// frame limit applied to what they read). It is called for every
 	// connection attempt; tests use it for in-memory servers. What such a
 	// transport reads is not filtered.
 	Transport func(name string, s config.Server) (mcp.Transport, error)
