@@ -12,8 +12,29 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// envelopeBytes is what a tools/call request adds to its arguments, beyond
+// the tool name and the provenance ids: {"jsonrpc":"2.0","id":N,
+// "method":"tools/call","params":{"_meta":{…},"name":…,"arguments":…}}
+// and the SDK's own _meta, with room to spare.
+const envelopeBytes = 512
+
 // call forwards one execution to the upstream tool name.
 func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*tools.Result, error) {
+	args := e.Arguments()
+	meta := mcp.Meta{MetaCallID: e.CallID(), MetaRootCallID: e.RootCallID()}
+	if p := e.ParentCallID(); p != "" {
+		meta[MetaParentCallID] = p
+	}
+	// A request over the server's frame limit would be refused by the
+	// server's reader, which drops the connection: refuse it here.
+	if n, limit := len(args)+len(name)+len(e.CallID())+len(e.RootCallID())+len(e.ParentCallID())+envelopeBytes, s.frameLimit(); n > limit {
+		return nil, &tools.Error{
+			Code: tools.CodeArgumentsTooLarge,
+			Message: fmt.Sprintf("the arguments of %s (%d bytes of JSON) would make a request over the %d-byte message limit of upstream server %q (maxFrameBytes); nothing was sent. "+
+				"Send less per call: split the data over several calls, or pass a reference (a path, a URL, an id) instead of the content", e.Name(), len(args), limit, s.name),
+			Info: map[string]any{"server": s.name, "bytes": len(args), "limit": limit},
+		}
+	}
 	s.mu.Lock()
 	sess, state, lastErr := s.sess, s.state, s.lastErr
 	s.mu.Unlock()
@@ -29,11 +50,7 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	meta := mcp.Meta{MetaCallID: e.CallID(), MetaRootCallID: e.RootCallID()}
-	if p := e.ParentCallID(); p != "" {
-		meta[MetaParentCallID] = p
-	}
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: name, Arguments: e.Arguments()})
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: name, Arguments: args})
 	if err != nil {
 		return nil, s.callError(ctx, e, err)
 	}

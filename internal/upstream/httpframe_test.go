@@ -182,6 +182,8 @@ func TestHTTPOversizedReplyFailsOnlyItsCall(t *testing.T) {
 			res := h.echo("web", "big", strings.Repeat("a", bigText))
 			wantCode(t, res, tools.CodeResultTooLarge)
 			wantMessage(t, res, `"web"`, "65536")
+			res = h.echo("web", "too-big", strings.Repeat("a", smallLimit))
+			wantCode(t, res, tools.CodeArgumentsTooLarge)
 			wantOK(t, h.echo("web", "after", "small"))
 			h.wantUntouched("web")
 			h.m.Close()

@@ -82,6 +82,24 @@ func TestNineMegabyteEchoKeepsTheConnection(t *testing.T) {
 	h.wantUntouched("fake")
 }
 
+func TestOversizedRequestIsNotSent(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	srv := fakeServer(fakemcp.EnvEvents + "=" + events)
+	srv.MaxFrameBytes = smallLimit
+	h := start(t, map[string]config.Server{"fake": srv}, Options{})
+
+	res := h.echo("fake", "too-big", strings.Repeat("a", smallLimit))
+	wantCode(t, res, tools.CodeArgumentsTooLarge)
+	wantMessage(t, res, `"fake"`, "mcp__fake__echo", "65536", "nothing was sent")
+	// The next call is the first the fake sees.
+	wantOK(t, h.echo("fake", "good", "small"))
+	ev := waitEvent(t, events, func(ev fakemcp.Event) bool { return ev.Kind == fakemcp.EventCall })
+	if ev.Seq != 1 || ev.Meta["codemode/callId"] != "good" {
+		t.Errorf("first upstream call: got %+v, want seq 1 with call id \"good\"", ev)
+	}
+	h.wantUntouched("fake")
+}
+
 // skipHeavy skips a test that moves tens of megabytes in -short mode and
 // under the race detector (where it takes ten times as long).
 func skipHeavy(t *testing.T) {

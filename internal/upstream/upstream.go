@@ -50,6 +50,10 @@
 //     call (a notification, a request from the server) is dropped, with a
 //     warning. On stdio the filter reads the child's stdout itself; on
 //     HTTP it wraps the client's RoundTripper.
+//   - a call whose arguments would make a request over the limit fails
+//     with ARGUMENTS_TOO_LARGE before anything is sent: a server drops the
+//     connection on a message over its own limit, which is assumed to be
+//     the same.
 //
 // So a server can make codemode hold at most one limit's worth of a
 // message (and the SDK its own copy of it), whatever it sends.
@@ -130,7 +134,8 @@ type Options struct {
 	// mcp.StreamableClientTransport for HTTP ones, both with the server's
 	// frame limit applied to what they read). It is called for every
 	// connection attempt; tests use it for in-memory servers. What such a
-	// transport reads is not filtered.
+	// transport reads is not filtered: the frame limit then bounds
+	// requests only.
 	Transport func(name string, s config.Server) (mcp.Transport, error)
 }
 
