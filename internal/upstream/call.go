@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,26 +36,106 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 			Info: map[string]any{"server": s.name, "bytes": len(args), "limit": limit},
 		}
 	}
-	s.mu.Lock()
-	sess, state, lastErr := s.sess, s.state, s.lastErr
-	s.mu.Unlock()
-	if sess == nil {
-		msg := fmt.Sprintf("upstream server %q is %s", s.name, state)
-		if lastErr != "" {
-			msg += " (" + lastErr + ")"
+	params := &mcp.CallToolParams{Meta: meta, Name: name, Arguments: args}
+	var stale *mcp.ClientSession
+	for {
+		sess, err := s.session(ctx, e, stale)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &tools.Error{Code: tools.CodeUpstreamUnavailable, Message: msg, Info: map[string]any{"server": s.name, "state": string(state)}}
+		callCtx, cancel := ctx, context.CancelFunc(func() {})
+		if d := s.m.opts.CallTimeout; d > 0 {
+			callCtx, cancel = context.WithTimeout(ctx, d)
+		}
+		res, err := sess.CallTool(callCtx, params)
+		if err != nil && stale == nil && errors.Is(err, mcp.ErrConnectionClosed) && callCtx.Err() == nil {
+			// The session had ended before the call reached it, and run
+			// has not noticed yet: nothing was sent, so the call waits for
+			// the next session like any call made during a restart. A call
+			// that was sent is never repeated (a tool need not be
+			// idempotent).
+			cancel()
+			stale = sess
+			continue
+		}
+		if err != nil {
+			err = s.callError(callCtx, e, err) // before cancel: it reads callCtx.Err
+		}
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		return convert(res)
 	}
-	if d := s.m.opts.CallTimeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
+}
+
+// session returns the server's session, other than stale. While the server
+// is starting or restarting it waits for the next session, at most
+// Options.ReconnectWait and until ctx is done. It fails at once when the
+// manager is closing, when waiting is off, and when the server's next
+// attempt is scheduled after the wait would end.
+func (s *server) session(ctx context.Context, e *tools.Execution, stale *mcp.ClientSession) (*mcp.ClientSession, error) {
+	var (
+		until   time.Time // when the wait ends, at the latest
+		timer   *time.Timer
+		waiting bool
+	)
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		if waiting {
+			s.setWaiting(-1)
+		}
+	}()
+	for {
+		s.mu.Lock()
+		sess, state, lastErr, retryAt, changed := s.sess, s.state, s.lastErr, s.retryAt, s.changed
+		s.mu.Unlock()
+		if sess != nil && sess != stale {
+			return sess, nil
+		}
+		if state == StateReady { // sess is stale: run has not noticed yet
+			state = StateRestarting
+		}
+		wait := s.m.opts.ReconnectWait
+		if state == StateClosed || s.m.ctx.Err() != nil || wait < 0 {
+			return nil, s.unavailable(state, lastErr, "")
+		}
+		if until.IsZero() {
+			until = time.Now().Add(wait)
+			if d, ok := ctx.Deadline(); ok && d.Before(until) {
+				until = d
+			}
+			timer = time.NewTimer(wait)
+			waiting = true
+			s.setWaiting(+1)
+		}
+		if !retryAt.IsZero() && retryAt.After(until) {
+			return nil, s.unavailable(state, lastErr, fmt.Sprintf("; its next attempt is in %v", time.Until(retryAt).Round(time.Millisecond)))
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return nil, s.unavailable(state, lastErr, fmt.Sprintf("; it was not back within %v", wait))
+		case <-s.m.ctx.Done():
+			return nil, s.unavailable(StateClosed, lastErr, "")
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, &tools.Error{Code: tools.CodeTimeout, Message: fmt.Sprintf("tool %s timed out waiting for upstream server %q to restart", e.Name(), s.name), Err: ctx.Err()}
+			}
+			return nil, &tools.Error{Code: tools.CodeCancelled, Message: fmt.Sprintf("tool %s was cancelled", e.Name()), Err: ctx.Err()}
+		}
 	}
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: name, Arguments: args})
-	if err != nil {
-		return nil, s.callError(ctx, e, err)
+}
+
+// unavailable is the UPSTREAM_UNAVAILABLE error of a server in state.
+func (s *server) unavailable(state State, lastErr, more string) *tools.Error {
+	msg := fmt.Sprintf("upstream server %q is %s", s.name, state)
+	if lastErr != "" {
+		msg += " (" + lastErr + ")"
 	}
-	return convert(res)
+	return &tools.Error{Code: tools.CodeUpstreamUnavailable, Message: msg + more, Info: map[string]any{"server": s.name, "state": string(state)}}
 }
 
 // callError classifies a failed tools/call: the caller's deadline or

@@ -29,10 +29,19 @@
 // answering pings after a call timed out is restarted in the background
 // with exponential backoff (Options.MinBackoff doubling to
 // Options.MaxBackoff, reset once a connection has stayed up for
-// Options.HealthyAfter). Its tools stay registered meanwhile, and calls
-// fail at once with UPSTREAM_UNAVAILABLE; a call that outlives its
-// deadline fails with TIMEOUT. A cancelled call is cancelled upstream too
-// (MCP notifications/cancelled, sent by the SDK).
+// Options.HealthyAfter). Its tools stay registered meanwhile.
+//
+// Calls in flight when a connection breaks fail with UPSTREAM_UNAVAILABLE:
+// they were sent, and a tool need not be idempotent, so they are never
+// repeated. A call made while the server is starting or restarting (or
+// one that reached a connection that had already ended, so was not sent)
+// waits for the server to be ready, then proceeds. It waits at most
+// Options.ReconnectWait, after which it fails with UPSTREAM_UNAVAILABLE
+// naming the server's last error, and fails so at once when the server's
+// next attempt is scheduled after the wait would end or when the manager
+// is closing. A call whose own deadline passes while it waits fails with
+// TIMEOUT, like any call that outlives its deadline. A cancelled call is
+// cancelled upstream too (MCP notifications/cancelled, sent by the SDK).
 //
 // # Frame limit
 //
@@ -125,6 +134,12 @@ type Options struct {
 	// HealthyAfter is how long a connection must stay up for the backoff
 	// to start again from MinBackoff. If zero, 30s.
 	HealthyAfter time.Duration
+	// ReconnectWait bounds how long a call made while its server is
+	// starting or restarting waits for the server to be ready before it
+	// fails with UPSTREAM_UNAVAILABLE (the call's own deadline bounds the
+	// wait too; see the package documentation). If zero, 10s; if
+	// negative, such calls fail at once.
+	ReconnectWait time.Duration
 	// TerminateTimeout is how long closing a stdio server waits, after
 	// closing its stdin, before SIGTERM (and as long again before SIGKILL).
 	// If zero, 2s.
@@ -151,6 +166,7 @@ func (o *Options) setDefaults() {
 	def(&o.MaxBackoff, 30*time.Second)
 	def(&o.HealthyAfter, 30*time.Second)
 	def(&o.TerminateTimeout, 2*time.Second)
+	def(&o.ReconnectWait, 10*time.Second)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -182,6 +198,8 @@ type ServerStatus struct {
 	LastError string
 	// Since is when State last changed.
 	Since time.Time
+	// Waiting counts the calls waiting for the server to be ready.
+	Waiting int
 }
 
 // Manager owns the connections to the upstream servers and their tools in
@@ -252,8 +270,8 @@ func Start(ctx context.Context, reg *tools.Registry, servers map[string]config.S
 
 // Close disconnects every server, stops the stdio processes (reaping
 // them), unregisters the tools and waits for every goroutine of the
-// manager to finish. Calls in flight fail with UPSTREAM_UNAVAILABLE. Close
-// is idempotent.
+// manager to finish. Calls in flight, and calls waiting for a restart,
+// fail with UPSTREAM_UNAVAILABLE. Close is idempotent.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	already := m.closed
