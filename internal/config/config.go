@@ -7,7 +7,8 @@
 //	{
 //	  "mcpServers": {
 //	    "fake":   {"command": "codemode", "args": ["fakemcp"], "env": {"K": "V"}, "cwd": "/tmp"},
-//	    "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer …"}}
+//	    "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer …"},
+//	               "maxFrameBytes": "32MiB"}
 //	  },
 //	  "codemode": {"engine": "goja", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
 //	               "native": ["mcp__fake__ticker"]}
@@ -18,6 +19,13 @@
 // present, must agree. Durations are Go duration strings ("30s", "1m30s")
 // or a number of milliseconds; sizes are strings with a unit (B, KB, MB,
 // GB, KiB, MiB, GiB) or a number of bytes.
+//
+// maxFrameBytes (any server) bounds one JSON-RPC message to or from that
+// server: a reply over it fails its own call with RESULT_TOO_LARGE, a
+// request over it fails before it is sent with ARGUMENTS_TOO_LARGE, and the
+// connection is kept either way. It defaults to [DefaultFrameLimit] (the MCP
+// Go SDK's own line limit) and must lie between [MinFrameLimit] and
+// [MaxFrameLimit].
 //
 // # Strictness
 //
@@ -76,6 +84,32 @@ type Server struct {
 	// Roots makes the client advertise the roots capability to this server.
 	// Off by default: codemode has no roots to offer.
 	Roots bool
+
+	// MaxFrameBytes bounds one JSON-RPC message (stdio line, HTTP body or
+	// SSE event) exchanged with the server, either way; 0 means
+	// [DefaultFrameLimit]. Otherwise it lies in [MinFrameLimit,
+	// MaxFrameLimit]. See [Server.FrameLimit].
+	MaxFrameBytes int64
+}
+
+// Bounds of [Server.MaxFrameBytes] (the "maxFrameBytes" key).
+const (
+	// DefaultFrameLimit is the MCP Go SDK's mcp.DefaultMaxLineLength, so
+	// an unconfigured server keeps the limit it always had.
+	DefaultFrameLimit = 16 << 20
+	// MinFrameLimit leaves room for initialize and a modest tools/list.
+	MinFrameLimit = 4 << 10
+	// MaxFrameLimit: a frame is held in memory whole, twice (ours and the
+	// SDK's decoder), so anything larger is a mistake.
+	MaxFrameLimit = 1 << 30
+)
+
+// FrameLimit returns s.MaxFrameBytes, or [DefaultFrameLimit] if it is 0.
+func (s Server) FrameLimit() int64 {
+	if s.MaxFrameBytes == 0 {
+		return DefaultFrameLimit
+	}
+	return s.MaxFrameBytes
 }
 
 // Engine names.

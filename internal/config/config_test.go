@@ -37,6 +37,18 @@ func TestParseAccepts(t *testing.T) {
 			want: &Config{Servers: map[string]Server{"remote": {Transport: TransportHTTP, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer x"}}}},
 		},
 		{
+			name: "frame limits, as a number and as a size",
+			in: `{"mcpServers": {"a": {"command": "x", "maxFrameBytes": 65536},
+				"b": {"url": "https://example.com/mcp", "maxFrameBytes": "32MiB"},
+				"c": {"command": "x", "maxFrameBytes": "1GiB"}, "d": {"command": "x", "maxFrameBytes": "4KiB"}}}`,
+			want: &Config{Servers: map[string]Server{
+				"a": {Transport: TransportStdio, Command: "x", MaxFrameBytes: 64 << 10},
+				"b": {Transport: TransportHTTP, URL: "https://example.com/mcp", MaxFrameBytes: 32 << 20},
+				"c": {Transport: TransportStdio, Command: "x", MaxFrameBytes: MaxFrameLimit},
+				"d": {Transport: TransportStdio, Command: "x", MaxFrameBytes: MinFrameLimit},
+			}},
+		},
+		{
 			name: "streamable-http type",
 			in:   `{"mcpServers": {"remote": {"type": "streamable-http", "url": "http://127.0.0.1:9/mcp"}}}`,
 			want: &Config{Servers: map[string]Server{"remote": {Transport: TransportHTTP, URL: "http://127.0.0.1:9/mcp"}}},
@@ -133,6 +145,12 @@ func TestParseRefuses(t *testing.T) {
 		{"bad url", `{"mcpServers": {"fake": {"url": "ftp://a/"}}}`, []string{`mcpServers.fake.url: "ftp://a/" is not an http(s) URL`}},
 		{"bad header name", `{"mcpServers": {"fake": {"url": "http://a/", "headers": {"Bad Name": "x"}}}}`, []string{`mcpServers.fake.headers: "Bad Name" is not a valid header name`}},
 		{"bad header value", `{"mcpServers": {"fake": {"url": "http://a/", "headers": {"X": "a\r\nb"}}}}`, []string{"mcpServers.fake.headers.X: the value must not contain CR"}},
+		{"frame limit zero", `{"mcpServers": {"fake": {"command": "x", "maxFrameBytes": 0}}}`, []string{"mcpServers.fake.maxFrameBytes: 0: want a whole number of bytes"}},
+		{"frame limit negative", `{"mcpServers": {"fake": {"command": "x", "maxFrameBytes": -1}}}`, []string{"mcpServers.fake.maxFrameBytes: -1: want a whole number of bytes"}},
+		{"frame limit too small", `{"mcpServers": {"fake": {"command": "x", "maxFrameBytes": 100}}}`, []string{"mcpServers.fake.maxFrameBytes: 100 bytes is out of range (want 4KiB to 1GiB; leave the key out for the default, 16MiB)"}},
+		{"frame limit absurd", `{"mcpServers": {"fake": {"url": "http://a/", "maxFrameBytes": "2GiB"}}}`, []string{"mcpServers.fake.maxFrameBytes: 2147483648 bytes is out of range"}},
+		{"frame limit not a size", `{"mcpServers": {"fake": {"command": "x", "maxFrameBytes": "big"}}}`, []string{`mcpServers.fake.maxFrameBytes: "big" is not a size`}},
+		{"frame limit misspelt", `{"mcpServers": {"fake": {"command": "x", "maxFrameByte": 65536}}}`, []string{`mcpServers.fake.maxFrameByte: unknown key (did you mean "maxFrameBytes"?)`}},
 		{"server name chars", `{"mcpServers": {"my.server": {"command": "x"}}}`, []string{`mcpServers.my.server: server name "my.server": only letters`}},
 		{"server name double underscore", `{"mcpServers": {"a__b": {"command": "x"}}}`, []string{`mcpServers.a__b: server name "a__b" must not contain "__"`}},
 		{"server name empty", `{"mcpServers": {"": {"command": "x"}}}`, []string{"a server name must not be empty"}},
@@ -198,14 +216,17 @@ func TestDefault(t *testing.T) {
 
 func TestValidateProgrammatic(t *testing.T) {
 	c := &Config{
-		Servers:  map[string]Server{"x": {Transport: TransportHTTP, Command: "y"}},
+		Servers: map[string]Server{
+			"x": {Transport: TransportHTTP, Command: "y"},
+			"z": {Command: "y", MaxFrameBytes: -5},
+		},
 		CodeMode: CodeMode{Timeout: -time.Second},
 	}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("Validate: got nil, want an error")
 	}
-	for _, w := range []string{`mcpServers.x.type: "http" does not match the server's command`, "codemode.timeout: must not be negative"} {
+	for _, w := range []string{`mcpServers.x.type: "http" does not match the server's command`, "mcpServers.z.maxFrameBytes: -5 bytes is out of range", "codemode.timeout: must not be negative"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("Validate: got %q, want it to contain %q", err, w)
 		}
@@ -232,6 +253,18 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("Load(missing): got nil error, want one")
+	}
+}
+
+func TestFrameLimit(t *testing.T) {
+	tests := []struct {
+		in   int64
+		want int64
+	}{{0, DefaultFrameLimit}, {MinFrameLimit, MinFrameLimit}, {64 << 10, 64 << 10}}
+	for _, tt := range tests {
+		if got := (Server{MaxFrameBytes: tt.in}).FrameLimit(); got != tt.want {
+			t.Errorf("Server{MaxFrameBytes: %d}.FrameLimit() = %d, want %d", tt.in, got, tt.want)
+		}
 	}
 }
 

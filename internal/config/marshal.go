@@ -10,14 +10,15 @@ import (
 // duration strings and sizes as numbers of bytes; zero fields are left out.
 func (c *Config) MarshalJSON() ([]byte, error) {
 	type server struct {
-		Type    string            `json:"type,omitempty"`
-		Command string            `json:"command,omitempty"`
-		Args    []string          `json:"args,omitempty"`
-		Env     map[string]string `json:"env,omitempty"`
-		Cwd     string            `json:"cwd,omitempty"`
-		URL     string            `json:"url,omitempty"`
-		Headers map[string]string `json:"headers,omitempty"`
-		Roots   bool              `json:"roots,omitempty"`
+		Type          string            `json:"type,omitempty"`
+		Command       string            `json:"command,omitempty"`
+		Args          []string          `json:"args,omitempty"`
+		Env           map[string]string `json:"env,omitempty"`
+		Cwd           string            `json:"cwd,omitempty"`
+		URL           string            `json:"url,omitempty"`
+		Headers       map[string]string `json:"headers,omitempty"`
+		Roots         bool              `json:"roots,omitempty"`
+		MaxFrameBytes int64             `json:"maxFrameBytes,omitempty"`
 	}
 	type codemode struct {
 		Engine                string   `json:"engine,omitempty"`
@@ -48,7 +49,7 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 		CodeMode *codemode         `json:"codemode,omitempty"`
 	}{Servers: map[string]server{}}
 	for name, s := range c.Servers {
-		out.Servers[name] = server{s.Transport, s.Command, s.Args, s.Env, s.Cwd, s.URL, s.Headers, s.Roots}
+		out.Servers[name] = server{s.Transport, s.Command, s.Args, s.Env, s.Cwd, s.URL, s.Headers, s.Roots, s.MaxFrameBytes}
 	}
 	m := c.CodeMode
 	cm := codemode{m.Engine, m.Mode, dur(m.Timeout), m.Memory, m.MaxSubcalls, m.MaxConcurrentSubcalls,

@@ -299,7 +299,7 @@ func ParseSize(s string) (int64, error) {
 
 var (
 	topKeys    = []string{"$schema", "mcpServers", "codemode"}
-	serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "roots"}
+	serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "roots", "maxFrameBytes"}
 	cmKeys     = []string{"engine", "mode", "timeout", "memory", "maxSubcalls", "maxConcurrentSubcalls",
 		"maxLogBytes", "maxResultBytes", "native", "catalogBudget", "maxEnvironments", "idleTTL",
 		"listen", "trustedHosts", "bearerToken", "bearerTokenEnv"}
@@ -385,6 +385,8 @@ func (p *parser) server(raw json.RawMessage, path string) Server {
 			s.Headers, _ = p.stringMap(m.raw, at)
 		case "roots":
 			s.Roots, _ = p.boolean(m.raw, at)
+		case "maxFrameBytes":
+			s.MaxFrameBytes, _ = p.size(m.raw, at)
 		default:
 			p.unknown(path, m.key, serverKeys)
 		}

@@ -10,10 +10,11 @@ import (
 )
 
 // Validate checks c as [Parse] would: server names usable in tool names,
-// exactly one of command and url per server, known engine and mode names,
-// non-negative limits, a host:port listen address, canonical trusted
-// hosts, and at most one of BearerToken and BearerTokenEnv. Zero fields of
-// CodeMode are valid ("not configured"). The error is an *[Error].
+// exactly one of command and url per server, frame limits in range, known
+// engine and mode names, non-negative limits, a host:port listen address,
+// canonical trusted hosts, and at most one of BearerToken and
+// BearerTokenEnv. Zero fields of CodeMode, and a zero MaxFrameBytes, are
+// valid ("not configured"). The error is an *[Error].
 func (c *Config) Validate() error {
 	var p parser
 	for _, name := range c.ServerNames() {
@@ -47,6 +48,10 @@ func checkServerName(name string) string {
 }
 
 func validateServer(p *parser, path string, s Server) {
+	if n := s.MaxFrameBytes; n != 0 && (n < MinFrameLimit || n > MaxFrameLimit) {
+		p.add(join(path, "maxFrameBytes"), "%d bytes is out of range (want %dKiB to %dGiB; leave the key out for the default, %dMiB)",
+			n, MinFrameLimit>>10, MaxFrameLimit>>30, DefaultFrameLimit>>20)
+	}
 	switch {
 	case s.Command != "" && s.URL != "":
 		p.add(path, "has both command and url; a server has exactly one (command: stdio, url: streamable HTTP)")

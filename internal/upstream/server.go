@@ -38,6 +38,9 @@ type server struct {
 	connects int
 	failures int
 	lastErr  string
+	retryAt  time.Time           // when run tries again; zero unless restarting and waiting to
+	changed  chan struct{}       // closed and replaced when state, sess or retryAt change
+	waiting  int                 // calls waiting for a session
 	mounted  map[string]*mounted // by upstream tool name; run's alone
 }
 
@@ -60,6 +63,7 @@ func newServer(m *Manager, name string, cfg config.Server) *server {
 		check:       make(chan struct{}, 1),
 		state:       StateStarting,
 		since:       time.Now(),
+		changed:     make(chan struct{}),
 		mounted:     map[string]*mounted{},
 	}
 }
@@ -70,7 +74,31 @@ func (s *server) status() ServerStatus {
 	return ServerStatus{
 		Name: s.name, Transport: s.cfg.Transport, State: s.state, Tools: len(s.mounted),
 		Connects: s.connects, Failures: s.failures, LastError: s.lastErr, Since: s.since,
+		Waiting: s.waiting,
 	}
+}
+
+// setWaiting adds d to the count of calls waiting for a session.
+func (s *server) setWaiting(d int) {
+	s.mu.Lock()
+	s.waiting += d
+	s.mu.Unlock()
+	s.m.notify()
+}
+
+// setRetry records when run tries to connect again, for calls deciding
+// whether to wait.
+func (s *server) setRetry(at time.Time) {
+	s.mu.Lock()
+	s.retryAt = at
+	s.broadcast()
+	s.mu.Unlock()
+}
+
+// broadcast wakes the calls waiting for a session. s.mu must be held.
+func (s *server) broadcast() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 func (s *server) setState(st State, sess *mcp.ClientSession, failure error) {
@@ -78,7 +106,7 @@ func (s *server) setState(st State, sess *mcp.ClientSession, failure error) {
 	if st != s.state {
 		s.since = time.Now()
 	}
-	s.state, s.sess = st, sess
+	s.state, s.sess, s.retryAt = st, sess, time.Time{}
 	if st == StateReady {
 		s.connects++
 	}
@@ -86,6 +114,7 @@ func (s *server) setState(st State, sess *mcp.ClientSession, failure error) {
 		s.failures++
 		s.lastErr = failure.Error()
 	}
+	s.broadcast()
 	s.mu.Unlock()
 	s.m.notify()
 }
@@ -146,6 +175,7 @@ func (s *server) run(first chan<- struct{}) {
 				backoff = opts.MinBackoff
 			}
 		}
+		s.setRetry(time.Now().Add(backoff))
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -228,6 +258,9 @@ func (s *server) connect(ctx context.Context) (sess *mcp.ClientSession, closeTra
 	return sess, closeTransport, nil
 }
 
+// frameLimit is the server's maxFrameBytes, or its default.
+func (s *server) frameLimit() int { return int(s.cfg.FrameLimit()) }
+
 func (s *server) transport() (mcp.Transport, func(), error) {
 	if f := s.m.opts.Transport; f != nil {
 		t, err := f(s.name, s.cfg)
@@ -263,12 +296,19 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 			}
 			lw.Flush()
 		}
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: s.m.opts.TerminateTimeout}, release, nil
+		return &stdioTransport{cmd: cmd, limit: s.frameLimit(), terminate: s.m.opts.TerminateTimeout, log: s.log}, release, nil
 	case config.TransportHTTP:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		t := &mcp.StreamableClientTransport{
-			Endpoint:   s.cfg.URL,
-			HTTPClient: &http.Client{Transport: &headerTransport{base: base, headers: s.cfg.Headers}},
+			Endpoint: s.cfg.URL,
+			HTTPClient: &http.Client{Transport: &frameLimitTransport{
+				base:  &headerTransport{base: base, headers: s.cfg.Headers},
+				limit: s.frameLimit(),
+				log:   s.log,
+			}},
+			// Our RoundTripper bounds every event; the SDK's bound (which
+			// would end the connection) only has to stay out of the way.
+			MaxEventSize: s.frameLimit() + sdkFrameMargin,
 		}
 		return t, base.CloseIdleConnections, nil
 	}

@@ -29,10 +29,43 @@
 // answering pings after a call timed out is restarted in the background
 // with exponential backoff (Options.MinBackoff doubling to
 // Options.MaxBackoff, reset once a connection has stayed up for
-// Options.HealthyAfter). Its tools stay registered meanwhile, and calls
-// fail at once with UPSTREAM_UNAVAILABLE; a call that outlives its
-// deadline fails with TIMEOUT. A cancelled call is cancelled upstream too
-// (MCP notifications/cancelled, sent by the SDK).
+// Options.HealthyAfter). Its tools stay registered meanwhile.
+//
+// Calls in flight when a connection breaks fail with UPSTREAM_UNAVAILABLE:
+// they were sent, and a tool need not be idempotent, so they are never
+// repeated. A call made while the server is starting or restarting (or
+// one that reached a connection that had already ended, so was not sent)
+// waits for the server to be ready, then proceeds. It waits at most
+// Options.ReconnectWait, after which it fails with UPSTREAM_UNAVAILABLE
+// naming the server's last error, and fails so at once when the server's
+// next attempt is scheduled after the wait would end or when the manager
+// is closing. A call whose own deadline passes while it waits fails with
+// TIMEOUT, like any call that outlives its deadline. A cancelled call is
+// cancelled upstream too (MCP notifications/cancelled, sent by the SDK).
+//
+// # Frame limit
+//
+// Each server has a frame limit, the "maxFrameBytes" of its config entry
+// ([config.Server.FrameLimit]; 16 MiB, the SDK's own, by default): the
+// size of one JSON-RPC message to or from it (a stdio line, an HTTP body,
+// a server-sent event). The SDK enforces a limit too, but a message over
+// it ends the connection, and every call of every agent to that server
+// with it. Here a limit only ever fails one call:
+//
+//   - a reply over the limit is dropped, never held whole, and replaced
+//     before the SDK sees it by an error reply for the same request: the
+//     call fails with RESULT_TOO_LARGE, telling the model to ask for less;
+//     the connection is kept. A message over the limit that answers no
+//     call (a notification, a request from the server) is dropped, with a
+//     warning. On stdio the filter reads the child's stdout itself; on
+//     HTTP it wraps the client's RoundTripper.
+//   - a call whose arguments would make a request over the limit fails
+//     with ARGUMENTS_TOO_LARGE before anything is sent: a server drops the
+//     connection on a message over its own limit, which is assumed to be
+//     the same.
+//
+// So a server can make codemode hold at most one limit's worth of a
+// message (and the SDK its own copy of it), whatever it sends.
 //
 // # Provenance
 //
@@ -101,14 +134,23 @@ type Options struct {
 	// HealthyAfter is how long a connection must stay up for the backoff
 	// to start again from MinBackoff. If zero, 30s.
 	HealthyAfter time.Duration
+	// ReconnectWait bounds how long a call made while its server is
+	// starting or restarting waits for the server to be ready before it
+	// fails with UPSTREAM_UNAVAILABLE (the call's own deadline bounds the
+	// wait too; see the package documentation). If zero, 10s; if
+	// negative, such calls fail at once.
+	ReconnectWait time.Duration
 	// TerminateTimeout is how long closing a stdio server waits, after
 	// closing its stdin, before SIGTERM (and as long again before SIGKILL).
 	// If zero, 2s.
 	TerminateTimeout time.Duration
 	// Transport, if non-nil, makes the transport for a server instead of
-	// the default (mcp.CommandTransport for stdio servers,
-	// mcp.StreamableClientTransport for HTTP ones). It is called for every
-	// connection attempt; tests use it for in-memory servers.
+	// the default (the command over its stdin and stdout for stdio servers,
+	// mcp.StreamableClientTransport for HTTP ones, both with the server's
+	// frame limit applied to what they read). It is called for every
+	// connection attempt; tests use it for in-memory servers. What such a
+	// transport reads is not filtered: the frame limit then bounds
+	// requests only.
 	Transport func(name string, s config.Server) (mcp.Transport, error)
 }
 
@@ -124,6 +166,7 @@ func (o *Options) setDefaults() {
 	def(&o.MaxBackoff, 30*time.Second)
 	def(&o.HealthyAfter, 30*time.Second)
 	def(&o.TerminateTimeout, 2*time.Second)
+	def(&o.ReconnectWait, 10*time.Second)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -155,6 +198,8 @@ type ServerStatus struct {
 	LastError string
 	// Since is when State last changed.
 	Since time.Time
+	// Waiting counts the calls waiting for the server to be ready.
+	Waiting int
 }
 
 // Manager owns the connections to the upstream servers and their tools in
@@ -225,8 +270,8 @@ func Start(ctx context.Context, reg *tools.Registry, servers map[string]config.S
 
 // Close disconnects every server, stops the stdio processes (reaping
 // them), unregisters the tools and waits for every goroutine of the
-// manager to finish. Calls in flight fail with UPSTREAM_UNAVAILABLE. Close
-// is idempotent.
+// manager to finish. Calls in flight, and calls waiting for a restart,
+// fail with UPSTREAM_UNAVAILABLE. Close is idempotent.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	already := m.closed
