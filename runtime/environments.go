@@ -187,6 +187,9 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	}
 	start := time.Now()
 	limits := es.rt.effective(req.Limits)
+	if err := checkSize(req.Code, limits); err != nil {
+		return Outcome{Err: err, Duration: time.Since(start)}
+	}
 	pe, fresh, err := es.get(ctx, o.o, limits)
 	if err != nil {
 		return Outcome{Err: err, Duration: time.Since(start)}

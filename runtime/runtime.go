@@ -71,6 +71,17 @@ type Limits struct {
 	// MaxStackDepth bounds the JS call stack (STACK_OVERFLOW). If zero,
 	// the engine's default.
 	MaxStackDepth int
+	// MaxCodeBytes bounds a program's text (PROGRAM_TOO_LARGE), checked
+	// before anything parses it; on goja it bounds a string handed to eval
+	// or Function too. If zero, 256 KiB.
+	MaxCodeBytes int
+	// MaxNestingDepth bounds how deeply a program nests (NESTING_TOO_DEEP):
+	// brackets, prefix operators, statement heads and operator chains
+	// count about one level each. It is checked by a parser whose
+	// recursion it bounds, before the engine's own parser and compiler see
+	// the program; on goja, strings handed to eval or Function too. If
+	// zero, 1000.
+	MaxNestingDepth int
 }
 
 // WithDefaults returns l with zero fields set to their defaults.
@@ -85,6 +96,8 @@ var defaultLimits = Limits{
 	MaxLogBytes:           1 << 20,
 	MaxResultBytes:        1 << 20,
 	MemoryBytes:           256 << 20,
+	MaxCodeBytes:          256 << 10,
+	MaxNestingDepth:       1000,
 }
 
 // over returns l with each field that is not set (zero or negative) taken
@@ -107,6 +120,8 @@ func (l Limits) over(base Limits) Limits {
 	l.MaxLogBytes = pick(l.MaxLogBytes, base.MaxLogBytes)
 	l.MaxResultBytes = pick(l.MaxResultBytes, base.MaxResultBytes)
 	l.MaxStackDepth = pick(l.MaxStackDepth, base.MaxStackDepth)
+	l.MaxCodeBytes = pick(l.MaxCodeBytes, base.MaxCodeBytes)
+	l.MaxNestingDepth = pick(l.MaxNestingDepth, base.MaxNestingDepth)
 	return l
 }
 
@@ -238,7 +253,8 @@ type Outcome struct {
 func (rt *Runtime) effective(l Limits) Limits { return l.over(rt.limits) }
 
 func (rt *Runtime) envOptions(persistent bool, l Limits) engine.EnvOptions {
-	return engine.EnvOptions{Persistent: persistent, MemoryLimit: l.MemoryBytes, MaxStackDepth: l.MaxStackDepth}
+	return engine.EnvOptions{Persistent: persistent, MemoryLimit: l.MemoryBytes, MaxStackDepth: l.MaxStackDepth,
+		MaxCodeBytes: l.MaxCodeBytes, MaxNestingDepth: l.MaxNestingDepth}
 }
 
 // ErrClosed is returned (as an INTERNAL error) by runs on a closed runtime.
@@ -250,6 +266,9 @@ func (rt *Runtime) Run(ctx context.Context, req Request) Outcome {
 	limits := rt.effective(req.Limits)
 	if rt.closed.Load() {
 		return Outcome{Err: &tools.Error{Code: tools.CodeInternal, Message: ErrClosed.Error(), Err: ErrClosed}, Duration: time.Since(start)}
+	}
+	if err := checkSize(req.Code, limits); err != nil {
+		return Outcome{Err: err, Duration: time.Since(start)}
 	}
 	env, err := rt.eng.NewEnv(ctx, rt.envOptions(false, limits))
 	if err != nil {
@@ -269,17 +288,35 @@ func envError(err error) *tools.Error {
 	return e
 }
 
-// runIn prepares the script and runs it in env under limits.
+// checkSize refuses a program over the code budget before anything
+// parses it.
+func checkSize(code string, limits Limits) *tools.Error {
+	if len(code) <= limits.MaxCodeBytes {
+		return nil
+	}
+	return &tools.Error{
+		Code:    tools.CodeProgramTooLarge,
+		Message: fmt.Sprintf("the program is %d bytes, over the %d-byte limit: send a shorter program (keep data in tools and fetch it from the program; in persistent mode, define helpers in one run and use them in the next)", len(code), limits.MaxCodeBytes),
+		Info:    map[string]any{"bytes": len(code), "limit": limits.MaxCodeBytes},
+	}
+}
+
+// runIn prepares the script and runs it in env under limits. The deadline
+// starts before preparation: parsing and compiling count against it.
 func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limits Limits, persistent bool) Outcome {
 	var out Outcome
-	script, err := source.Prepare(req.Code, persistent)
+	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
+	defer cancel() // cancels in-flight nested calls when the program ends
+	deadline, _ := ctx.Deadline()
+	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth})
 	if err != nil {
 		out.Err = tools.AsError(err)
 		return out
 	}
-	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
-	defer cancel() // cancels in-flight nested calls when the program ends
-	deadline, _ := ctx.Deadline()
+	if time.Now().After(deadline) {
+		out.Err = tools.Errorf(tools.CodeTimeout, "program timed out after %s while it was being parsed", limits.Timeout)
+		return out
+	}
 
 	rec := newRecorder(req, limits)
 	res := env.Run(ctx, &engine.Job{

@@ -97,6 +97,9 @@ func CodeOf(err error) Code {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e == nil {
+			return "" // a typed nil: no error
+		}
 		return e.Code
 	}
 	switch {

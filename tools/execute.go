@@ -129,13 +129,16 @@ func (r *Registry) execute(ctx context.Context, e *Execution, in Input) *Result 
 		return errorResult(Errorf(CodeDenied, "parent execution %q is not in progress", p.callID))
 	}
 	// 1. Resolve.
+	if len(in.Name) > MaxNameBytes {
+		return errorResult(&Error{Code: CodeUnknownTool, Message: fmt.Sprintf("unknown tool: the name is %d bytes long, and no tool name is longer than %d", len(in.Name), MaxNameBytes)})
+	}
 	g, _, ok := r.tools.Resolve(in.Name, in.Agent.view())
 	if !ok {
 		return errorResult(r.unknown(in.Name, in.Agent))
 	}
 	e.info = g
 	// 2. Snapshot.
-	text, value, err := snapshot(in.Arguments, g.schema != nil)
+	text, value, err := snapshot(in.Arguments, g.schema != nil, r.opts.MaxArgumentBytes)
 	if err != nil {
 		return errorResult(err)
 	}

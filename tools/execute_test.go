@@ -460,3 +460,37 @@ func TestSuggest(t *testing.T) {
 		t.Errorf("got %v, want none", got)
 	}
 }
+
+// TestInputLimits: a name or arguments too large fail before anything
+// costly runs (the name's suggestions, the arguments' parse), and the body
+// never runs.
+func TestInputLimits(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		name string
+		in   Input
+		max  int
+		want Code
+	}{
+		{"3 MB tool name", Input{Name: strings.Repeat("echo", 3<<18)}, 0, CodeUnknownTool},
+		{"raw arguments over the limit", Input{Name: "echo", Arguments: json.RawMessage(`{"text":"` + big + `"}`)}, 1 << 20, CodeArgumentsTooLarge},
+		{"map arguments over the limit", Input{Name: "echo", Arguments: map[string]any{"text": big}}, 1 << 20, CodeArgumentsTooLarge},
+		{"bytes over the default limit", Input{Name: "echo", Arguments: []byte(`{"text":"` + strings.Repeat(big, 5) + `"}`)}, 0, CodeArgumentsTooLarge},
+		{"under the limit", Input{Name: "echo", Arguments: map[string]any{"text": big}}, 2 << 20, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, Options{MaxArgumentBytes: tt.max})
+			res := h.r.Execute(context.Background(), tt.in)
+			if got := CodeOf(res.Err); got != tt.want {
+				t.Fatalf("got %q (%v), want %q", got, res.Err, tt.want)
+			}
+			if tt.want != "" && h.ran != 0 {
+				t.Errorf("the body ran %d times, want 0", h.ran)
+			}
+			if tt.want == CodeUnknownTool && res.Err.Info["suggestions"] != nil {
+				t.Errorf("got suggestions %v for an overlong name", res.Err.Info["suggestions"])
+			}
+		})
+	}
+}

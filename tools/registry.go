@@ -42,7 +42,20 @@ type Options struct {
 	// DefaultTimeout bounds every call that has no Input.Timeout. If zero,
 	// 5 minutes; negative means no default deadline.
 	DefaultTimeout time.Duration
+	// MaxArgumentBytes bounds a call's arguments as JSON text
+	// (ARGUMENTS_TOO_LARGE), checked before they are parsed. If zero,
+	// DefaultMaxArgumentBytes.
+	MaxArgumentBytes int
 }
+
+// DefaultMaxArgumentBytes is Options.MaxArgumentBytes when unset: room for
+// code_run's largest program, escaped, and then some.
+const DefaultMaxArgumentBytes = 4 << 20
+
+// MaxNameBytes bounds a tool name in a call. No tool has a longer name, so a
+// longer one is UNKNOWN_TOOL at once, without suggestions (computing them
+// costs time quadratic in the name's length).
+const MaxNameBytes = 512
 
 // Registry holds tools in layers and executes them through the pipeline.
 // It is safe for concurrent use.
@@ -76,6 +89,9 @@ func New(opts Options) *Registry {
 	}
 	if r.opts.DefaultTimeout == 0 {
 		r.opts.DefaultTimeout = 5 * time.Minute
+	}
+	if r.opts.MaxArgumentBytes <= 0 {
+		r.opts.MaxArgumentBytes = DefaultMaxArgumentBytes
 	}
 	return r
 }

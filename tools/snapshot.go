@@ -21,13 +21,19 @@ const maxSafeInt = 1<<53 - 1
 // not decoded (the schema needs nothing beyond "an object"), which keeps the
 // common case free of allocations; the text is still checked to be one
 // valid JSON object.
-func snapshot(args any, decode bool) (string, any, *Error) {
+func snapshot(args any, decode bool, max int) (string, any, *Error) {
 	switch a := args.(type) {
 	case nil:
 		return "{}", map[string]any{}, nil
 	case json.RawMessage:
+		if len(a) > max {
+			return "", nil, tooLarge(len(a), max)
+		}
 		return snapshotText(a, decode)
 	case []byte:
+		if len(a) > max {
+			return "", nil, tooLarge(len(a), max)
+		}
 		return snapshotText(a, decode)
 	}
 	if err := checkPlain(args, "arguments"); err != nil {
@@ -40,7 +46,18 @@ func snapshot(args any, decode bool) (string, any, *Error) {
 	if err != nil {
 		return "", nil, &Error{Code: CodeInvalidArguments, Message: "arguments are not serializable: " + err.Error(), Err: err}
 	}
+	if len(b) > max {
+		return "", nil, tooLarge(len(b), max)
+	}
 	return string(b), args, nil
+}
+
+func tooLarge(n, max int) *Error {
+	return &Error{
+		Code:    CodeArgumentsTooLarge,
+		Message: fmt.Sprintf("the arguments are %d bytes of JSON, over the %d-byte limit: pass less (a reference, a page, a filter) instead of the data itself", n, max),
+		Info:    map[string]any{"bytes": n, "limit": max},
+	}
 }
 
 func snapshotText(b []byte, decode bool) (string, any, *Error) {

@@ -105,6 +105,8 @@ func pluginOptions(cfg *config.Config, log *slog.Logger) codemode.Options {
 			MaxConcurrentSubcalls: cm.MaxConcurrentSubcalls,
 			MaxLogBytes:           int(cm.MaxLogBytes),
 			MaxResultBytes:        int(cm.MaxResultBytes),
+			MaxCodeBytes:          int(cm.MaxCodeBytes),
+			MaxNestingDepth:       cm.MaxNestingDepth,
 			MemoryBytes:           cm.Memory,
 		},
 		Native:          cm.Native,
@@ -126,7 +128,7 @@ type app struct {
 
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
 	a := &app{log: log}
-	a.host = codemode.NewHost(tools.Options{Logger: log})
+	a.host = codemode.NewHost(tools.Options{Logger: log, MaxArgumentBytes: int(cfg.CodeMode.MaxArgumentBytes)})
 	a.preset = a.host.Preset(presetKey)
 	m, err := upstream.Start(ctx, a.host.Registry, cfg.Servers, upstream.Options{PresetKey: presetKey, Native: cfg.CodeMode.Native, Logger: log})
 	if err != nil {

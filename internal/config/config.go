@@ -136,6 +136,9 @@ type CodeMode struct {
 	MaxConcurrentSubcalls int
 	MaxLogBytes           int64
 	MaxResultBytes        int64
+	MaxCodeBytes          int64 // program text, checked before any parse
+	MaxNestingDepth       int   // program nesting, checked before any recursion
+	MaxArgumentBytes      int64 // a call's JSON arguments
 	// Native lists tool names (as registered, e.g. "mcp__fake__ticker")
 	// that stay visible to the model instead of being masked.
 	Native          []string

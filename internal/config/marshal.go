@@ -29,6 +29,9 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 		MaxConcurrentSubcalls int      `json:"maxConcurrentSubcalls,omitempty"`
 		MaxLogBytes           int64    `json:"maxLogBytes,omitempty"`
 		MaxResultBytes        int64    `json:"maxResultBytes,omitempty"`
+		MaxCodeBytes          int64    `json:"maxCodeBytes,omitempty"`
+		MaxNestingDepth       int      `json:"maxNestingDepth,omitempty"`
+		MaxArgumentBytes      int64    `json:"maxArgumentBytes,omitempty"`
 		Native                []string `json:"native,omitempty"`
 		CatalogBudget         int      `json:"catalogBudget,omitempty"`
 		MaxEnvironments       int      `json:"maxEnvironments,omitempty"`
@@ -53,7 +56,7 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 	}
 	m := c.CodeMode
 	cm := codemode{m.Engine, m.Mode, dur(m.Timeout), m.Memory, m.MaxSubcalls, m.MaxConcurrentSubcalls,
-		m.MaxLogBytes, m.MaxResultBytes, m.Native, m.CatalogBudget, m.MaxEnvironments, dur(m.IdleTTL),
+		m.MaxLogBytes, m.MaxResultBytes, m.MaxCodeBytes, m.MaxNestingDepth, m.MaxArgumentBytes, m.Native, m.CatalogBudget, m.MaxEnvironments, dur(m.IdleTTL),
 		m.Listen, m.TrustedHosts, m.BearerToken, m.BearerTokenEnv}
 	if !isZero(m) {
 		out.CodeMode = &cm
@@ -63,7 +66,8 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 
 func isZero(m CodeMode) bool {
 	return m.Engine == "" && m.Mode == "" && m.Timeout == 0 && m.Memory == 0 && m.MaxSubcalls == 0 &&
-		m.MaxConcurrentSubcalls == 0 && m.MaxLogBytes == 0 && m.MaxResultBytes == 0 && len(m.Native) == 0 &&
+		m.MaxConcurrentSubcalls == 0 && m.MaxLogBytes == 0 && m.MaxResultBytes == 0 && m.MaxCodeBytes == 0 &&
+		m.MaxNestingDepth == 0 && m.MaxArgumentBytes == 0 && len(m.Native) == 0 &&
 		m.CatalogBudget == 0 && m.MaxEnvironments == 0 && m.IdleTTL == 0 && m.Listen == "" &&
 		len(m.TrustedHosts) == 0 && m.BearerToken == "" && m.BearerTokenEnv == ""
 }

@@ -301,7 +301,7 @@ var (
 	topKeys    = []string{"$schema", "mcpServers", "codemode"}
 	serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "roots", "maxFrameBytes"}
 	cmKeys     = []string{"engine", "mode", "timeout", "memory", "maxSubcalls", "maxConcurrentSubcalls",
-		"maxLogBytes", "maxResultBytes", "native", "catalogBudget", "maxEnvironments", "idleTTL",
+		"maxLogBytes", "maxResultBytes", "maxCodeBytes", "maxNestingDepth", "maxArgumentBytes", "native", "catalogBudget", "maxEnvironments", "idleTTL",
 		"listen", "trustedHosts", "bearerToken", "bearerTokenEnv"}
 )
 
@@ -439,6 +439,12 @@ func (p *parser) codemode(raw json.RawMessage, path string) CodeMode {
 			c.MaxLogBytes, _ = p.size(m.raw, at)
 		case "maxResultBytes":
 			c.MaxResultBytes, _ = p.size(m.raw, at)
+		case "maxCodeBytes":
+			c.MaxCodeBytes, _ = p.size(m.raw, at)
+		case "maxNestingDepth":
+			c.MaxNestingDepth, _ = p.positiveInt(m.raw, at)
+		case "maxArgumentBytes":
+			c.MaxArgumentBytes, _ = p.size(m.raw, at)
 		case "native":
 			c.Native, _ = p.strings(m.raw, at)
 		case "catalogBudget":

@@ -134,7 +134,9 @@ func validateCodeMode(p *parser, path string, c CodeMode) {
 	}{
 		{"timeout", int64(c.Timeout)}, {"memory", c.Memory}, {"maxSubcalls", int64(c.MaxSubcalls)},
 		{"maxConcurrentSubcalls", int64(c.MaxConcurrentSubcalls)}, {"maxLogBytes", c.MaxLogBytes},
-		{"maxResultBytes", c.MaxResultBytes}, {"catalogBudget", int64(c.CatalogBudget)},
+		{"maxResultBytes", c.MaxResultBytes}, {"maxCodeBytes", c.MaxCodeBytes},
+		{"maxNestingDepth", int64(c.MaxNestingDepth)}, {"maxArgumentBytes", c.MaxArgumentBytes},
+		{"catalogBudget", int64(c.CatalogBudget)},
 		{"maxEnvironments", int64(c.MaxEnvironments)}, {"idleTTL", int64(c.IdleTTL)},
 	} {
 		if n.v < 0 {

@@ -36,6 +36,11 @@ type EnvOptions struct {
 	MemoryLimit int64
 	// MaxStackDepth bounds the JS call stack (frames).
 	MaxStackDepth int
+	// MaxCodeBytes and MaxNestingDepth bound a string a program hands to
+	// eval or Function, as runtime.Limits bounds programs, on engines whose
+	// parser runs on the Go stack (goja).
+	MaxCodeBytes    int
+	MaxNestingDepth int
 }
 
 // Env is one JavaScript realm.

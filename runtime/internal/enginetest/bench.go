@@ -130,7 +130,7 @@ func Bench(b *testing.B, newEngine func(b *testing.B) engine.Engine) {
 }
 
 func prepared(b testing.TB, code string, persistent bool) *source.Script {
-	s, err := source.Prepare(code, persistent)
+	s, err := source.Prepare(code, source.Options{Persistent: persistent})
 	if err != nil {
 		b.Fatal(err)
 	}

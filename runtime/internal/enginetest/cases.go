@@ -197,6 +197,19 @@ var hostileCases = []Case{
 	{Name: "host probes", Code: "return [typeof process, typeof Deno, typeof Bun, typeof require, typeof fetch, typeof setTimeout]", Want: []any{"undefined", "undefined", "undefined", "function", "function", "function"}, Hostile: true},
 	{Name: "global via Function", Code: "const g = Function('return this')()\nreturn [typeof g, typeof g.process, typeof g.tools, g === globalThis]", Want: []any{"object", "undefined", "object", true}, Hostile: true},
 	{Name: "source map comment in eval", Code: "return eval('1 + 1\\n//# sourceMappingURL=/dev/zero')", Want: 2, Hostile: true},
+	// Parsing is recursive: a deep program must be refused before any
+	// parser recurses (a Go stack overflow kills the process).
+	{Name: "300k nested brackets", Code: "return " + strings.Repeat("[", 300000) + strings.Repeat("]", 300000), WantCode: tools.CodeNestingTooDeep, Hostile: true},
+	{Name: "nested arrows in default values", Code: "return " + strings.Repeat("(a=", 40) + "1" + strings.Repeat(")=>1", 40), WantCode: tools.CodeNestingTooDeep, Hostile: true},
+	{Name: "chained arrows", Code: "return " + strings.Repeat("a=>", 100000) + "1", WantCode: tools.CodeNestingTooDeep, Hostile: true},
+	// Strings handed to eval and the Function constructors: goja parses
+	// them on the Go stack (refused past the nesting bound), QuickJS in
+	// wasm (its own stack check). Either way the run goes on.
+	{Name: "eval of deep nesting", Code: "try { eval('['.repeat(5000)) } catch (e) {}\nreturn true", Want: true, Hostile: true},
+	{Name: "Function of deep nesting", Code: "try { Function('return ' + '('.repeat(5000)) } catch (e) {}\nreturn true", Want: true, Hostile: true},
+	{Name: "async Function constructor of deep nesting", Code: "const AF = Object.getPrototypeOf(async function(){}).constructor\ntry { AF('return ' + '{a:'.repeat(5000)) } catch (e) {}\nreturn true", Want: true, Hostile: true},
+	{Name: "generator constructor of deep nesting", Code: "const GF = Object.getPrototypeOf(function*(){}).constructor\ntry { GF('yield ' + '!'.repeat(5000) + '1') } catch (e) {}\nreturn true", Want: true, Hostile: true},
+	{Name: "eval and Function still work", Code: "const add = new Function('a', 'b', 'return a + b')\nreturn [eval('1 + 1'), add(2, 3), Function('return 4')(), (function(){}) instanceof Function, Function.prototype.constructor === Function, Function.name, eval.name, typeof eval]", Want: []any{2, 5, 4, true, true, "Function", "eval", "function"}, Hostile: true},
 	{Name: "promise storm", Code: "const ps = []\nfor (let i = 0; i < 100000; i++) ps.push(tools.echo({i}))\nawait Promise.all(ps)", WantCodes: []tools.Code{tools.CodeSubcallLimit, tools.CodeMemoryLimit}, Hostile: true, Timeout: 20 * time.Second, MemoryLimit: 512 << 20},
 	{Name: "huge log", Code: "for (let i = 0; i < 100000; i++) console.log('line ' + i)\nreturn 'done'", Want: "done", Hostile: true, Timeout: 20 * time.Second, Check: func(t *testing.T, o *Outcome) {
 		if n := o.Tools.LogCount(); n != 100000 {
@@ -471,7 +484,7 @@ var specialTests = []struct {
 
 func mustPrepare(t *testing.T, code string, persistent bool) *source.Script {
 	t.Helper()
-	o, err := source.Prepare(code, persistent)
+	o, err := source.Prepare(code, source.Options{Persistent: persistent})
 	if err != nil {
 		t.Fatal(err)
 	}

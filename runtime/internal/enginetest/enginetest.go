@@ -267,7 +267,7 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 	}
 	o := &Outcome{Tools: ft}
 	persistent := opts.Persistent || opts.Env != nil
-	s, err := source.Prepare(code, persistent)
+	s, err := source.Prepare(code, source.Options{Persistent: persistent})
 	if err != nil {
 		o.Err = tools.AsError(err)
 		return o

@@ -262,6 +262,7 @@ func (e *gojaEngine) NewEnv(ctx context.Context, opts engine.EnvOptions) (engine
 	}
 	st.memLimit = limit
 	st.depth = depth
+	st.maxCode, st.maxNesting = opts.MaxCodeBytes, opts.MaxNestingDepth
 	st.vm.SetMaxCallStackSize(depth)
 	env := &env{eng: e, st: st, persistent: opts.Persistent}
 	env.usable.Store(true)

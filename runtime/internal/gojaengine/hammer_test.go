@@ -52,7 +52,7 @@ func hammerOnce(eng engine.Engine, w, i int) error {
 		2: "console.log('x'); return (await tools.echo({s: 'y'})).s",
 		3: "tools.slow({}); for (;;) await null",
 	}[kind]
-	s, err := source.Prepare(code, false)
+	s, err := source.Prepare(code, source.Options{Persistent: false})
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func BenchmarkMemoryGuardOvershoot(b *testing.B) {
 	const budget = 256 << 20
 	eng := newTestEngine(b, Options{})
 	ge := eng.(*gojaEngine)
-	s, err := source.Prepare("const a = []\nfor (;;) a.push(new Array(100000).fill(1))", false)
+	s, err := source.Prepare("const a = []\nfor (;;) a.push(new Array(100000).fill(1))", source.Options{Persistent: false})
 	if err != nil {
 		b.Fatal(err)
 	}

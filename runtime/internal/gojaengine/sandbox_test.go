@@ -1,6 +1,7 @@
 package gojaengine
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -106,6 +107,35 @@ func TestGuardsRefuseUpFront(t *testing.T) {
 				}
 			case o.Err != nil || string(o.Value) != tc.want:
 				t.Errorf("got %s, %v; want %s", o.Value, o.Err, tc.want)
+			}
+		})
+	}
+}
+
+// TestEvalNesting: goja parses eval'd text on the VM goroutine's Go stack,
+// where 300k nested brackets were a fatal stack overflow of the process.
+func TestEvalNesting(t *testing.T) {
+	eng := newTestEngine(t, Options{})
+	deep := "'['.repeat(200000)"
+	tests := []struct{ name, code string }{
+		{"eval", "eval(" + deep + ")"},
+		{"indirect eval", "(0, eval)(" + deep + ")"},
+		{"Function", "Function(" + deep + ")"},
+		{"new Function with parameters", "new Function('a', 'b', " + deep + ")"},
+		{"Function in parameters", "Function(" + deep + ", 'return 1')"},
+		{"async function constructor", "Object.getPrototypeOf(async function(){}).constructor(" + deep + ")"},
+		{"generator function constructor", "Object.getPrototypeOf(function*(){}).constructor(" + deep + ")"},
+		{"constructor of a function", "(function(){}).constructor(" + deep + ")"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := enginetest.Exec(t, eng, "try { "+tt.code+" } catch (e) { return [e.name, e.message] }", enginetest.ExecOptions{})
+			if o.Err != nil {
+				t.Fatalf("got %v", o.Err)
+			}
+			var got []string
+			if err := json.Unmarshal(o.Value, &got); err != nil || len(got) != 2 || got[0] != "SyntaxError" || !strings.Contains(got[1], "nests deeper than") {
+				t.Fatalf("got %s, want a SyntaxError saying the code nests too deeply", o.Value)
 			}
 		})
 	}

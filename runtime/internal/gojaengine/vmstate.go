@@ -84,6 +84,9 @@ type vmState struct {
 	memLimit int64
 	depth    int  // max call stack size
 	cur      *run // the run in progress
+	// maxCode and maxNesting bound source text handed to eval and the
+	// Function constructors (see gate.go); zero means the defaults.
+	maxCode, maxNesting int
 
 	// bindingErrs marks the Error objects that tool bindings rejected with,
 	// so an uncaught one keeps its tool code (a program-made Error with a
@@ -140,6 +143,10 @@ func buildVMState() (*vmState, error) {
 	})
 	if _, err := fn(goja.Undefined(), global, emit, reserve, join); err != nil {
 		return nil, fmt.Errorf("gojaengine: running prelude: %w", err)
+	}
+
+	if err := st.gateEval(); err != nil {
+		return nil, fmt.Errorf("gojaengine: gating eval: %w", err)
 	}
 
 	if _, err := vm.RunProgram(warmPrg); err != nil {

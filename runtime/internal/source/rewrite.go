@@ -6,9 +6,9 @@ import (
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
 
+	"github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -52,7 +52,7 @@ type rewriter struct {
 	chunked  bool // a top-level function cut the body into chunks
 }
 
-func rewrite(code string, fl *ast.FunctionLiteral) (string, []string, error) {
+func rewrite(code string, fl *ast.FunctionLiteral, opts []jsparse.Option) (string, []string, error) {
 	r := &rewriter{code: code, base: len(perCallPrefix) + 1, seen: map[string]bool{}}
 	strict := false
 	for i, st := range fl.Body.List {
@@ -104,7 +104,7 @@ func rewrite(code string, fl *ast.FunctionLiteral) (string, []string, error) {
 
 	// The rewrite works on positions the parser reports; re-parsing is a
 	// cheap (cached with the result) guarantee that it produced valid code.
-	if _, err := parser.ParseFile(nil, "", js, 0, parseOpts...); err != nil {
+	if _, err := jsparse.ParseFile(nil, "", js, 0, opts...); err != nil {
 		return "", nil, &tools.Error{Code: tools.CodeInternal, Message: "source: persistent rewrite produced invalid code: " + err.Error(), Err: err}
 	}
 	return js, r.declared, nil

@@ -8,7 +8,8 @@
 // # TypeScript
 //
 // Plain JavaScript never pays for the TypeScript compiler: the body is first
-// parsed as JavaScript (goja's parser, which costs a few microseconds), and
+// parsed as JavaScript (goja's parser, in the copy of package jsparse that
+// bounds its nesting; a few microseconds), and
 // only when that fails is it handed to esbuild's transform (loader "ts") to
 // strip types. esbuild may reject a program, but it is never the one that
 // accepts it: its output is still parsed here (persistent mode) and compiled
@@ -17,6 +18,17 @@
 // inline source map (`//# sourceMappingURL=data:…`) that maps positions back
 // to the user's source; goja applies it natively, and [Script.Position] does
 // the same for engines that do not.
+//
+// # Limits
+//
+// Parsing is where a hostile program can hurt the process: goja's parser,
+// its compiler and esbuild recurse on the Go stack, and a stack overflow
+// is fatal. So the JavaScript parse runs with [Options.MaxNestingDepth],
+// and a program that nests deeper fails with NESTING_TOO_DEEP before any
+// other parser or compiler sees it. esbuild, which is quadratic to cubic
+// on some nestings that the depth bound allows (chained arrow functions),
+// only sees programs of at most [MaxTypeScriptBytes] with at most
+// [MaxTypeScriptArrows] arrows.
 //
 // # Persistent (REPL) mode
 //
@@ -68,12 +80,12 @@ import (
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -133,27 +145,54 @@ const cacheSize = 1024
 type cacheKey struct {
 	sum        [sha256.Size]byte
 	persistent bool
+	depth      int
 }
 
 var cache, _ = lru.New[cacheKey, *Script](cacheSize)
 
-// parseOpts never lets a `//# sourceMappingURL=` comment in user text make
-// the parser read a file (a path like /dev/zero would hang it).
-var parseOpts = []parser.Option{parser.WithDisableSourceMaps}
+// Options are the mode and the limits of one preparation.
+type Options struct {
+	// Persistent selects the persistent-mode rewrite.
+	Persistent bool
+	// MaxNestingDepth bounds the program's nesting (see the package doc).
+	// If zero, DefaultMaxNestingDepth.
+	MaxNestingDepth int
+}
+
+// DefaultMaxNestingDepth is the nesting bound when Options leaves it zero.
+const DefaultMaxNestingDepth = 1000
+
+// The limits on what reaches esbuild (see the package doc). A program over
+// them that is not JavaScript gets the JavaScript parser's syntax error.
+const (
+	MaxTypeScriptBytes  = 16 << 10
+	MaxTypeScriptArrows = 256
+)
+
+// parseOptions never lets a `//# sourceMappingURL=` comment in user text
+// make the parser read a file (a path like /dev/zero would hang it), and
+// bounds the parser's nesting.
+func parseOptions(depth int) []jsparse.Option {
+	return []jsparse.Option{jsparse.WithDisableSourceMaps, jsparse.WithMaxDepth(depth)}
+}
 
 // Prepare turns program text into a Script. In persistent mode top-level
 // declarations are rewritten to survive across runs (see the package doc).
 // A program that does not parse fails with a *tools.Error of code
-// SYNTAX_ERROR whose Info holds "line" and "column" in the user's source.
+// SYNTAX_ERROR, one that nests too deeply with NESTING_TOO_DEEP; the
+// error's Info holds "line" and "column" in the user's source.
 //
 // Prepare is safe for concurrent use; results are cached (the cache lookup
 // marks the entry as recently used).
-func Prepare(code string, persistent bool) (*Script, error) {
-	key := cacheKey{sha256.Sum256([]byte(code)), persistent}
+func Prepare(code string, opts Options) (*Script, error) {
+	if opts.MaxNestingDepth <= 0 {
+		opts.MaxNestingDepth = DefaultMaxNestingDepth
+	}
+	key := cacheKey{sha256.Sum256([]byte(code)), opts.Persistent, opts.MaxNestingDepth}
 	if s, ok := cache.Get(key); ok {
 		return s, nil
 	}
-	s, err := prepare(code, persistent)
+	s, err := prepare(code, opts.Persistent, parseOptions(opts.MaxNestingDepth))
 	if err != nil {
 		return nil, err
 	}
@@ -161,37 +200,59 @@ func Prepare(code string, persistent bool) (*Script, error) {
 	return s, nil
 }
 
-func prepare(code string, persistent bool) (*Script, error) {
-	fl, jsErr := parseBody(code)
+func prepare(code string, persistent bool, popts []jsparse.Option) (*Script, error) {
+	fl, jsErr := parseBody(code, popts)
 	if jsErr == nil {
 		if !persistent {
 			return &Script{JS: perCallPrefix + code + perCallSuffix, LineOffset: 1}, nil
 		}
-		js, declared, err := rewrite(code, fl)
+		js, declared, err := rewrite(code, fl, popts)
 		if err != nil {
 			return nil, err
 		}
 		return &Script{JS: js, LineOffset: 1, Declared: declared}, nil
 	}
+	if jsErr.deep != nil {
+		return nil, nestingError(jsErr)
+	}
 	if importCall(code, jsErr) {
 		return nil, syntaxError("import() is not available in code_run programs: modules cannot be loaded; every capability is a tool, call it with await tools[\"name\"](args)", jsErr.line, jsErr.column)
 	}
-	return prepareTS(code, persistent, jsErr)
+	if len(code) > MaxTypeScriptBytes || strings.Count(code, "=>") > MaxTypeScriptArrows {
+		// Not JavaScript, and too big to hand to esbuild safely.
+		return nil, syntaxError(jsErr.msg+fmt.Sprintf(" (TypeScript types are stripped only from programs of at most %d bytes and %d arrow functions: write JavaScript)", MaxTypeScriptBytes, MaxTypeScriptArrows), jsErr.line, jsErr.column)
+	}
+	return prepareTS(code, persistent, jsErr, popts)
 }
 
 // bodyError is a syntax error at a position in the user's source.
 type bodyError struct {
 	msg          string
 	line, column int
+	deep         *jsparse.NestingError // set when the nesting bound stopped the parse
+}
+
+func nestingError(e *bodyError) *tools.Error {
+	msg := fmt.Sprintf("the program nests deeper than %d levels (line %d, column %d): flatten it (name intermediate values, build data in loops instead of literals nested this deep)", e.deep.Limit, e.line, e.column)
+	if e.deep.Backtracking {
+		msg = fmt.Sprintf("the program nests arrow functions in default parameter values too deeply to parse (line %d, column %d): name the inner functions", e.line, e.column)
+	}
+	return &tools.Error{Code: tools.CodeNestingTooDeep, Message: msg, Info: map[string]any{"line": e.line, "column": e.column, "limit": e.deep.Limit}}
 }
 
 // parseBody parses code as the body of the per-call async function and
 // returns that function's literal.
-func parseBody(code string) (*ast.FunctionLiteral, *bodyError) {
+func parseBody(code string, popts []jsparse.Option) (*ast.FunctionLiteral, *bodyError) {
 	wrapped := perCallPrefix + code + perCallSuffix
-	prg, err := parser.ParseFile(nil, "", wrapped, 0, parseOpts...)
+	prg, err := jsparse.ParseFile(nil, "", wrapped, 0, popts...)
 	if err != nil {
-		var list parser.ErrorList
+		var deep *jsparse.NestingError
+		if errors.As(err, &deep) {
+			e := userPos(deep.Error(), deep.Position, code)
+			e.deep = deep
+			return nil, e
+		}
+		var list jsparse.ErrorList
 		if errors.As(err, &list) && len(list) > 0 {
 			return nil, userPos(list[0].Message, list[0].Position, code)
 		}
@@ -272,7 +333,7 @@ func importCall(code string, e *bodyError) bool {
 // JavaScript syntax, so it names the real problem in either (goja's parser
 // would call a type annotation an "unexpected token"). jsErr is the fallback
 // when esbuild gives no position.
-func prepareTS(code string, persistent bool, jsErr *bodyError) (*Script, error) {
+func prepareTS(code string, persistent bool, jsErr *bodyError, popts []jsparse.Option) (*Script, error) {
 	res := api.Transform(tsPrefix+code+tsSuffix, api.TransformOptions{
 		Loader:        api.LoaderTS,
 		Target:        api.ESNext,
@@ -303,8 +364,13 @@ func prepareTS(code string, persistent bool, jsErr *bodyError) (*Script, error) 
 		return nil, &tools.Error{Code: tools.CodeInternal, Message: "source: esbuild source map: " + err.Error(), Err: err}
 	}
 	s := &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}
-	fl, perr := parseBody(body)
+	fl, perr := parseBody(body, popts)
 	if perr != nil {
+		if perr.deep != nil {
+			l, c := s.Position(perr.line+1+strings.Count(helpers, "\n"), perr.column)
+			perr.line, perr.column = l, c
+			return nil, nestingError(perr)
+		}
 		// esbuild accepted what the JavaScript parser (the evaluator's)
 		// rejects: the evaluator decides, at the user's position.
 		l, c := s.Position(perr.line+1+strings.Count(helpers, "\n"), perr.column)
@@ -315,7 +381,7 @@ func prepareTS(code string, persistent bool, jsErr *bodyError) (*Script, error) 
 	}
 	var js string
 	if persistent {
-		js, s.Declared, err = rewrite(body, fl)
+		js, s.Declared, err = rewrite(body, fl, popts)
 		if err != nil {
 			return nil, err
 		}

@@ -29,9 +29,9 @@ func TestPrepareSyntaxErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Prepare(tt.code, tt.persistent)
+			_, err := Prepare(tt.code, Options{Persistent: tt.persistent})
 			var te *tools.Error
-			if !errors.As(err, &te) || te.Code != tools.CodeSyntaxError {
+			if !errors.As(err, &te) || (te.Code != tools.CodeSyntaxError && te.Code != tools.CodeNestingTooDeep) {
 				t.Fatalf("got %v, want SYNTAX_ERROR", err)
 			}
 			if got := te.Info["line"]; got != tt.line {
@@ -71,7 +71,7 @@ func TestPrepareShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Prepare(tt.code, tt.persistent)
+			s, err := Prepare(tt.code, Options{Persistent: tt.persistent})
 			if err != nil {
 				t.Fatalf("Prepare: %v", err)
 			}
@@ -87,7 +87,7 @@ func TestPrepareShapes(t *testing.T) {
 			if s.LineOffset != 1 {
 				t.Errorf("got LineOffset %d, want 1", s.LineOffset)
 			}
-			if _, err := parser.ParseFile(nil, "", s.JS, 0, parseOpts...); err != nil {
+			if _, err := parser.ParseFile(nil, "", s.JS, 0, parser.WithDisableSourceMaps); err != nil {
 				t.Errorf("output does not parse: %v\n%s", err, s.JS)
 			}
 		})
@@ -98,7 +98,7 @@ func TestPrepareShapes(t *testing.T) {
 // only LineOffset.
 func TestPersistentKeepsLines(t *testing.T) {
 	code := "let a = 1\nconst b = 'é✓' // note\nfunction f() {\n  return MARK\n}\nclass C {}\nif (a) var z = 1; else z = 2\nreturn MARK2"
-	s, err := Prepare(code, true)
+	s, err := Prepare(code, Options{Persistent: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,12 +115,12 @@ func TestPersistentKeepsLines(t *testing.T) {
 }
 
 func TestPrepareCaches(t *testing.T) {
-	a, err := Prepare("return 42", false)
+	a, err := Prepare("return 42", Options{Persistent: false})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Prepare("return 42", false)
-	c, _ := Prepare("return 42", true)
+	b, _ := Prepare("return 42", Options{Persistent: false})
+	c, _ := Prepare("return 42", Options{Persistent: true})
 	if a != b {
 		t.Error("same code and mode: got two scripts, want the cached one")
 	}
@@ -130,7 +130,7 @@ func TestPrepareCaches(t *testing.T) {
 }
 
 func TestPositionMapsTypeScript(t *testing.T) {
-	s, err := Prepare("const x: number = 1\n\n\nthrow new Error('x')", false)
+	s, err := Prepare("const x: number = 1\n\n\nthrow new Error('x')", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,16 +152,16 @@ func FuzzPrepare(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, code string) {
 		for _, persistent := range []bool{false, true} {
-			s, err := Prepare(code, persistent)
+			s, err := Prepare(code, Options{Persistent: persistent})
 			if err != nil {
 				var te *tools.Error
-				if !errors.As(err, &te) || te.Code != tools.CodeSyntaxError {
-					t.Fatalf("Prepare(%q, %v): got %v, want a SYNTAX_ERROR or success", code, persistent, err)
+				if !errors.As(err, &te) || (te.Code != tools.CodeSyntaxError && te.Code != tools.CodeNestingTooDeep) {
+					t.Fatalf("Prepare(%q, %v): got %v, want a SYNTAX_ERROR, NESTING_TOO_DEEP or success", code, persistent, err)
 				}
 				continue
 			}
 			if !s.TypeScript {
-				if _, err := parser.ParseFile(nil, "", s.JS, 0, parseOpts...); err != nil {
+				if _, err := parser.ParseFile(nil, "", s.JS, 0, parser.WithDisableSourceMaps); err != nil {
 					t.Fatalf("Prepare(%q, %v) produced invalid JS: %v\n%s", code, persistent, err, s.JS)
 				}
 			}

@@ -1,0 +1,165 @@
+package gojaengine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	"github.com/codemode/codemode/runtime/internal/jsparse"
+)
+
+// Source text a program hands to eval or to a Function constructor is
+// parsed by goja on the VM's goroutine, with goja's recursive parser: text
+// nested deep enough overflows the Go stack, which kills the process. So
+// the sandbox replaces eval and the four Function constructors with native
+// functions that check the text as programs are checked (size, then the
+// nesting-bounded parser of package jsparse) before the original sees it.
+//
+// The replacement eval is an ordinary function, so every eval is indirect:
+// it runs in the global scope and does not see the caller's local
+// variables (goja recognises a direct eval by the identity of its own
+// intrinsic, which the sandbox cannot give a checking function).
+
+// Defaults when the environment did not set its own (runtime.Limits has
+// the same defaults).
+const (
+	defaultMaxCode    = 256 << 10
+	defaultMaxNesting = 1000
+)
+
+// checkSource returns why src may not reach goja's parser, or "".
+func (st *vmState) checkSource(what, src string) string {
+	maxCode, maxNesting := st.maxCode, st.maxNesting
+	if maxCode <= 0 {
+		maxCode = defaultMaxCode
+	}
+	if maxNesting <= 0 {
+		maxNesting = defaultMaxNesting
+	}
+	if len(src) > maxCode {
+		return fmt.Sprintf("%s: the code is %d bytes, over the %d-byte limit on programs", what, len(src), maxCode)
+	}
+	_, err := jsparse.ParseFile(nil, "", src, 0, jsparse.WithDisableSourceMaps, jsparse.WithMaxDepth(maxNesting))
+	var deep *jsparse.NestingError
+	if errors.As(err, &deep) {
+		return fmt.Sprintf("%s: the code nests deeper than %d levels", what, maxNesting)
+	}
+	return "" // a syntax error is goja's to report, in its own words
+}
+
+// ctorsPrg finds the Function constructors; compiled once, run in every
+// runtime.
+var ctorsPrg = goja.MustCompile("codemode:ctors", "[Function, Object.getPrototypeOf(async function(){}).constructor, Object.getPrototypeOf(function*(){}).constructor]", true)
+
+// gateEval installs the checking eval and Function constructors.
+func (st *vmState) gateEval() error {
+	vm := st.vm
+	global := vm.GlobalObject()
+	syntaxError := global.Get("SyntaxError")
+	throw := func(msg string) {
+		obj, err := vm.New(syntaxError, vm.ToValue(msg))
+		if err != nil {
+			panic(err)
+		}
+		panic(obj)
+	}
+	call := func(f goja.Callable, args []goja.Value) goja.Value {
+		v, err := f(goja.Undefined(), args...)
+		if err != nil {
+			var ex *goja.Exception
+			if errors.As(err, &ex) {
+				panic(ex.Value())
+			}
+			panic(err)
+		}
+		return v
+	}
+
+	origEval, ok := goja.AssertFunction(global.Get("eval"))
+	if !ok {
+		return errors.New("eval is not a function")
+	}
+	evalFn := vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		if s, ok := c.Argument(0).(goja.String); ok {
+			if msg := st.checkSource("eval", s.String()); msg != "" {
+				throw(msg)
+			}
+		}
+		return call(origEval, c.Arguments)
+	}).ToObject(vm)
+	if err := nameFunction(vm, evalFn, "eval", 1); err != nil {
+		return err
+	}
+	if err := global.DefineDataProperty("eval", evalFn, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+		return err
+	}
+
+	// The constructors: Function is a global, the others are reachable
+	// only through their prototypes (Object.getPrototypeOf(async
+	// function(){}).constructor).
+	// (goja has no async generators.)
+	ctorsV, err := vm.RunProgram(ctorsPrg)
+	if err != nil {
+		return fmt.Errorf("finding the Function constructors: %w", err)
+	}
+	ctorsObj := ctorsV.ToObject(vm)
+	ctors := []struct{ name, head string }{
+		{"Function", "function"}, {"AsyncFunction", "async function"}, {"GeneratorFunction", "function*"},
+	}
+	for i, c := range ctors {
+		orig := ctorsObj.Get(fmt.Sprint(i)).ToObject(vm)
+		origCall, ok := goja.AssertFunction(orig)
+		if !ok {
+			return fmt.Errorf("%s is not a function", c.name)
+		}
+		head, name := c.head, c.name
+		w := vm.ToValue(func(cc goja.ConstructorCall) *goja.Object {
+			// The text goja will compile: "(function anonymous(p1,p2\n) {\nbody\n})".
+			var b strings.Builder
+			b.WriteString("(" + head + " anonymous(")
+			n := len(cc.Arguments)
+			for i := 0; i+1 < n; i++ {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(cc.Arguments[i].String())
+			}
+			b.WriteString("\n) {\n")
+			if n > 0 {
+				b.WriteString(cc.Arguments[n-1].String())
+			}
+			b.WriteString("\n})")
+			if msg := st.checkSource(name, b.String()); msg != "" {
+				throw(msg)
+			}
+			return call(origCall, cc.Arguments).ToObject(vm)
+		}).ToObject(vm)
+		if err := nameFunction(vm, w, name, 1); err != nil {
+			return err
+		}
+		proto := orig.Get("prototype")
+		if err := w.DefineDataProperty("prototype", proto, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+		if err := proto.ToObject(vm).DefineDataProperty("constructor", w, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return err
+		}
+		if name == "Function" {
+			if err := global.DefineDataProperty("Function", w, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nameFunction gives a native function the name and length a program
+// expects (goja names it after the Go symbol).
+func nameFunction(vm *goja.Runtime, f *goja.Object, name string, length int) error {
+	if err := f.DefineDataProperty("name", vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+		return err
+	}
+	return f.DefineDataProperty("length", vm.ToValue(length), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+}
