@@ -137,8 +137,8 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheDir is where the wazero engine keeps its compilation cache. If
 	// empty, <user cache dir>/codemode/wazero; "off" disables it. The
-	// QuickJS artifact itself is found through $CODEMODE_QUICKJS_DIR or the
-	// user cache directory (see scripts/fetch-quickjs.sh).
+	// QuickJS artifact itself is embedded in the binary;
+	// $CODEMODE_QUICKJS_DIR names a directory to load it from instead.
 	CacheDir string
 	// PoolSize is the number of warm per-call environments. If zero, the
 	// engine's default.

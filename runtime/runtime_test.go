@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,18 +14,13 @@ import (
 	"github.com/codemode/codemode/tools"
 )
 
-// engines returns the engines available here: goja always; wazero when its
-// artifact is fetched (and then CI requires it).
+// engines returns a runtime of each engine.
 func engines(t *testing.T) map[string]*runtime.Runtime {
 	t.Helper()
 	out := map[string]*runtime.Runtime{}
 	for _, name := range []string{runtime.EngineGoja, runtime.EngineWazero} {
 		rt, err := runtime.New(runtime.Options{Engine: name, Limits: runtime.Limits{Timeout: 5 * time.Second, MemoryBytes: 64 << 20}})
 		if err != nil {
-			if name == runtime.EngineWazero && os.Getenv("CODEMODE_REQUIRE_WAZERO") == "" {
-				t.Logf("wazero skipped: %v", err)
-				continue
-			}
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { rt.Close() })
