@@ -61,7 +61,8 @@ type Options struct {
 	// Runtime runs programs. If nil, Mount creates one from Engine and
 	// Limits, and closes it when the plugin is unloaded.
 	Runtime *runtime.Runtime
-	// Engine is "goja" or "wazero" (used when Runtime is nil). If empty, goja.
+	// Engine is "wazero" or "goja" (used when Runtime is nil). If empty,
+	// wazero: the hard memory and CPU caps are the default.
 	Engine string
 	// Mode is PerCall or Persistent. If empty, PerCall.
 	Mode Mode

@@ -8,7 +8,7 @@
 //
 // # Running a program
 //
-//	rt, _ := runtime.New(runtime.Options{})
+//	rt, _ := runtime.New(runtime.Options{}) // wazero; Engine: EngineGoja for goja
 //	defer rt.Close()
 //	out := rt.Run(ctx, runtime.Request{Code: "return 1 + 1"})
 //	// out.Value == `2`
@@ -125,10 +125,13 @@ func (l Limits) over(base Limits) Limits {
 	return l
 }
 
-// Options configures a Runtime. The zero value means goja with default
+// Options configures a Runtime. The zero value means wazero with default
 // limits.
 type Options struct {
-	// Engine is EngineGoja or EngineWazero. If empty, EngineGoja.
+	// Engine is EngineWazero or EngineGoja. If empty, EngineWazero:
+	// programs usually come from a model, and wazero's memory cap and
+	// deadline are hard; goja is faster but its memory guard is best
+	// effort (see docs/engines.md).
 	Engine string
 	// Limits is the default budget of every run.
 	Limits Limits
@@ -163,10 +166,10 @@ func New(opts Options) (*Runtime, error) {
 	}
 	var err error
 	switch opts.Engine {
-	case "", EngineGoja:
-		rt.opts.Engine = EngineGoja
+	case EngineGoja:
 		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
-	case EngineWazero:
+	case "", EngineWazero:
+		rt.opts.Engine = EngineWazero
 		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
 	default:
 		return nil, fmt.Errorf("runtime: unknown engine %q (want %q or %q)", opts.Engine, EngineGoja, EngineWazero)

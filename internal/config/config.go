@@ -10,7 +10,7 @@
 //	    "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer …"},
 //	               "maxFrameBytes": "32MiB"}
 //	  },
-//	  "codemode": {"engine": "goja", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
+//	  "codemode": {"engine": "wazero", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
 //	               "native": ["mcp__fake__ticker"]}
 //	}
 //
@@ -127,7 +127,7 @@ const (
 // CodeMode is the "codemode" section. Every zero field means "not
 // configured".
 type CodeMode struct {
-	Engine string // EngineGoja or EngineWazero
+	Engine string // EngineWazero (the default) or EngineGoja
 	Mode   string // ModePerCall or ModePersistentInMemory
 
 	Timeout               time.Duration // per code_run
