@@ -156,6 +156,17 @@ type CodeMode struct {
 	// [CodeMode.Token].
 	BearerToken    string
 	BearerTokenEnv string
+
+	// Stateless makes the HTTP front serve every request with a session of
+	// its own (no Mcp-Session-Id), so that any replica of a fleet answers
+	// any request; only for per-call mode (see docs/deploy.md).
+	Stateless bool
+	// Replica names this process in HTTP session ids, for a load balancer
+	// that routes on them; "" means the host name and listen port.
+	Replica string
+	// DrainTimeout bounds how long a shutdown (SIGTERM) waits for running
+	// calls; 0 means 30s.
+	DrainTimeout time.Duration
 }
 
 // Token returns the configured bearer token: BearerToken, or the value of

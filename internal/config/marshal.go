@@ -40,6 +40,9 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 		TrustedHosts          []string `json:"trustedHosts,omitempty"`
 		BearerToken           string   `json:"bearerToken,omitempty"`
 		BearerTokenEnv        string   `json:"bearerTokenEnv,omitempty"`
+		Stateless             bool     `json:"stateless,omitempty"`
+		Replica               string   `json:"replica,omitempty"`
+		DrainTimeout          string   `json:"drainTimeout,omitempty"`
 	}
 	dur := func(d time.Duration) string {
 		if d == 0 {
@@ -57,7 +60,7 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 	m := c.CodeMode
 	cm := codemode{m.Engine, m.Mode, dur(m.Timeout), m.Memory, m.MaxSubcalls, m.MaxConcurrentSubcalls,
 		m.MaxLogBytes, m.MaxResultBytes, m.MaxCodeBytes, m.MaxNestingDepth, m.MaxArgumentBytes, m.Native, m.CatalogBudget, m.MaxEnvironments, dur(m.IdleTTL),
-		m.Listen, m.TrustedHosts, m.BearerToken, m.BearerTokenEnv}
+		m.Listen, m.TrustedHosts, m.BearerToken, m.BearerTokenEnv, m.Stateless, m.Replica, dur(m.DrainTimeout)}
 	if !isZero(m) {
 		out.CodeMode = &cm
 	}
@@ -69,5 +72,6 @@ func isZero(m CodeMode) bool {
 		m.MaxConcurrentSubcalls == 0 && m.MaxLogBytes == 0 && m.MaxResultBytes == 0 && m.MaxCodeBytes == 0 &&
 		m.MaxNestingDepth == 0 && m.MaxArgumentBytes == 0 && len(m.Native) == 0 &&
 		m.CatalogBudget == 0 && m.MaxEnvironments == 0 && m.IdleTTL == 0 && m.Listen == "" &&
-		len(m.TrustedHosts) == 0 && m.BearerToken == "" && m.BearerTokenEnv == ""
+		len(m.TrustedHosts) == 0 && m.BearerToken == "" && m.BearerTokenEnv == "" &&
+		!m.Stateless && m.Replica == "" && m.DrainTimeout == 0
 }

@@ -302,7 +302,7 @@ var (
 	serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "roots", "maxFrameBytes"}
 	cmKeys     = []string{"engine", "mode", "timeout", "memory", "maxSubcalls", "maxConcurrentSubcalls",
 		"maxLogBytes", "maxResultBytes", "maxCodeBytes", "maxNestingDepth", "maxArgumentBytes", "native", "catalogBudget", "maxEnvironments", "idleTTL",
-		"listen", "trustedHosts", "bearerToken", "bearerTokenEnv"}
+		"listen", "trustedHosts", "bearerToken", "bearerTokenEnv", "stateless", "replica", "drainTimeout"}
 )
 
 func (p *parser) config(data []byte) *Config {
@@ -470,6 +470,15 @@ func (p *parser) codemode(raw json.RawMessage, path string) CodeMode {
 			if c.BearerTokenEnv == "" {
 				p.add(at, "must not be empty")
 			}
+		case "stateless":
+			c.Stateless, _ = p.boolean(m.raw, at)
+		case "replica":
+			c.Replica, _ = p.str(m.raw, at)
+			if c.Replica == "" {
+				p.add(at, "must not be empty (leave the key out for the host name and port)")
+			}
+		case "drainTimeout":
+			c.DrainTimeout, _ = p.duration(m.raw, at)
 		default:
 			p.unknown(path, m.key, cmKeys)
 		}

@@ -138,6 +138,7 @@ func validateCodeMode(p *parser, path string, c CodeMode) {
 		{"maxNestingDepth", int64(c.MaxNestingDepth)}, {"maxArgumentBytes", c.MaxArgumentBytes},
 		{"catalogBudget", int64(c.CatalogBudget)},
 		{"maxEnvironments", int64(c.MaxEnvironments)}, {"idleTTL", int64(c.IdleTTL)},
+		{"drainTimeout", int64(c.DrainTimeout)},
 	} {
 		if n.v < 0 {
 			p.add(join(path, n.key), "must not be negative")
