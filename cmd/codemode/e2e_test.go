@@ -316,6 +316,8 @@ func TestCLIUsage(t *testing.T) {
 		{[]string{"serve", "--help"}, exitOK, "-listen"},
 		{[]string{"version"}, exitOK, "codemode"},
 		{[]string{"tools", "frob"}, exitUsage, "unknown subcommand"},
+		{[]string{"bench", "--via", "http", "--engine", "wazero", "--mode", "per-call"}, exitUsage, "give the server's --url"},
+		{[]string{"serve", "--drain-timeout", "-1s"}, exitUsage, "must be positive"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
