@@ -74,6 +74,12 @@ func TestParseAccepts(t *testing.T) {
 			}},
 		},
 		{
+			name: "fixture server and redaction rules",
+			in:   `{"mcpServers": {"gh": {"fixture": "fixtures/gh.txtar", "maxFrameBytes": "1MiB"}}, "codemode": {"redact": ["secret", "/auth/pin"]}}`,
+			want: &Config{Servers: map[string]Server{"gh": {Transport: TransportFixture, Fixture: "fixtures/gh.txtar", MaxFrameBytes: 1 << 20}},
+				CodeMode: CodeMode{Redact: []string{"secret", "/auth/pin"}}},
+		},
+		{
 			name: "timeout as milliseconds, sizes in every unit",
 			in:   `{"codemode": {"timeout": 1500, "memory": "1.5 GB", "maxLogBytes": "10kb", "maxResultBytes": "2048"}}`,
 			want: &Config{Servers: map[string]Server{}, CodeMode: CodeMode{Timeout: 1500 * time.Millisecond, Memory: 1500000000, MaxLogBytes: 10000, MaxResultBytes: 2048}},
@@ -127,6 +133,15 @@ func TestParseRefuses(t *testing.T) {
 		{"trusted host bare v6", `{"codemode": {"trustedHosts": ["::1"]}}`, []string{"codemode.trustedHosts[0]:", "brackets"}},
 		{"trusted host port zero padded", `{"codemode": {"trustedHosts": ["a:080"]}}`, []string{"codemode.trustedHosts[0]:"}},
 		{"both tokens", `{"codemode": {"bearerToken": "x", "bearerTokenEnv": "Y"}}`, []string{"codemode.bearerToken: set bearerToken or bearerTokenEnv, not both"}},
+		{"fixture and command", `{"mcpServers": {"fake": {"fixture": "f.txtar", "command": "x"}}}`, []string{"mcpServers.fake: has a fixture and a command or url"}},
+		{"fixture with env", `{"mcpServers": {"fake": {"fixture": "f.txtar", "env": {"A": "b"}}}}`, []string{"mcpServers.fake: args, env, cwd, headers and roots do not apply to a fixture server"}},
+		{"fixture with type", `{"mcpServers": {"fake": {"type": "stdio", "fixture": "f.txtar"}}}`, []string{`mcpServers.fake.type: a fixture server has no "type"`}},
+		{"empty fixture", `{"mcpServers": {"fake": {"fixture": ""}}}`, []string{"mcpServers.fake.fixture: must not be empty"}},
+		{"fixture not a string", `{"mcpServers": {"fake": {"fixture": ["a"]}}}`, []string{"mcpServers.fake.fixture: want a string, got an array"}},
+		{"redact bad pointer", `{"codemode": {"redact": ["token", "/a~2"]}}`, []string{`codemode.redact[1]: "/a~2" is not a JSON pointer`}},
+		{"redact empty rule", `{"codemode": {"redact": [""]}}`, []string{"codemode.redact[0]: an empty rule"}},
+		{"redact not strings", `{"codemode": {"redact": "token"}}`, []string{"codemode.redact: want an array of strings, got a string"}},
+		{"redact misspelt", `{"codemode": {"redacted": ["token"]}}`, []string{`codemode.redacted: unknown key (did you mean "redact"?)`}},
 		{"server not object", `{"mcpServers": {"fake": "x"}}`, []string{"mcpServers.fake: want an object, got a string"}},
 		{"servers not object", `{"mcpServers": []}`, []string{"mcpServers: want an object, got an array"}},
 		{"no command or url", `{"mcpServers": {"fake": {"args": []}}}`, []string{"mcpServers.fake: needs a command"}},
@@ -253,6 +268,29 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("Load(missing): got nil error, want one")
+	}
+	fx := filepath.Join(dir, "fx.json")
+	if err := os.WriteFile(fx, []byte(`{"mcpServers": {"rel": {"fixture": "rec/rel.txtar"}, "abs": {"fixture": "/srv/abs.txtar"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Servers["rel"].Fixture, filepath.Join(dir, "rec", "rel.txtar"); got != want {
+		t.Errorf("relative fixture: got %s, want %s (relative to the config file)", got, want)
+	}
+	if got := c.Servers["abs"].Fixture; got != "/srv/abs.txtar" {
+		t.Errorf("absolute fixture: got %s, want it unchanged", got)
+	}
+}
+
+func TestRedactRules(t *testing.T) {
+	if got := strings.Join((CodeMode{}).RedactRules().Entries(), ","); got != "password,token,authorization,apiKey" {
+		t.Errorf("unconfigured: got %s, want the defaults", got)
+	}
+	if got := strings.Join((CodeMode{Redact: []string{"pin", "/a/b"}}).RedactRules().Entries(), ","); got != "pin,/a/b" {
+		t.Errorf("configured: got %s, want pin,/a/b (the list replaces the defaults)", got)
 	}
 }
 

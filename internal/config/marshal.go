@@ -17,6 +17,7 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 		Cwd           string            `json:"cwd,omitempty"`
 		URL           string            `json:"url,omitempty"`
 		Headers       map[string]string `json:"headers,omitempty"`
+		Fixture       string            `json:"fixture,omitempty"`
 		Roots         bool              `json:"roots,omitempty"`
 		MaxFrameBytes int64             `json:"maxFrameBytes,omitempty"`
 	}
@@ -40,6 +41,7 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 		TrustedHosts          []string `json:"trustedHosts,omitempty"`
 		BearerToken           string   `json:"bearerToken,omitempty"`
 		BearerTokenEnv        string   `json:"bearerTokenEnv,omitempty"`
+		Redact                []string `json:"redact,omitempty"`
 	}
 	dur := func(d time.Duration) string {
 		if d == 0 {
@@ -52,12 +54,16 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 		CodeMode *codemode         `json:"codemode,omitempty"`
 	}{Servers: map[string]server{}}
 	for name, s := range c.Servers {
-		out.Servers[name] = server{s.Transport, s.Command, s.Args, s.Env, s.Cwd, s.URL, s.Headers, s.Roots, s.MaxFrameBytes}
+		typ := s.Transport
+		if typ == TransportFixture {
+			typ = "" // a fixture server is known by its "fixture" key
+		}
+		out.Servers[name] = server{typ, s.Command, s.Args, s.Env, s.Cwd, s.URL, s.Headers, s.Fixture, s.Roots, s.MaxFrameBytes}
 	}
 	m := c.CodeMode
 	cm := codemode{m.Engine, m.Mode, dur(m.Timeout), m.Memory, m.MaxSubcalls, m.MaxConcurrentSubcalls,
 		m.MaxLogBytes, m.MaxResultBytes, m.MaxCodeBytes, m.MaxNestingDepth, m.MaxArgumentBytes, m.Native, m.CatalogBudget, m.MaxEnvironments, dur(m.IdleTTL),
-		m.Listen, m.TrustedHosts, m.BearerToken, m.BearerTokenEnv}
+		m.Listen, m.TrustedHosts, m.BearerToken, m.BearerTokenEnv, m.Redact}
 	if !isZero(m) {
 		out.CodeMode = &cm
 	}
@@ -69,5 +75,5 @@ func isZero(m CodeMode) bool {
 		m.MaxConcurrentSubcalls == 0 && m.MaxLogBytes == 0 && m.MaxResultBytes == 0 && m.MaxCodeBytes == 0 &&
 		m.MaxNestingDepth == 0 && m.MaxArgumentBytes == 0 && len(m.Native) == 0 &&
 		m.CatalogBudget == 0 && m.MaxEnvironments == 0 && m.IdleTTL == 0 && m.Listen == "" &&
-		len(m.TrustedHosts) == 0 && m.BearerToken == "" && m.BearerTokenEnv == ""
+		len(m.TrustedHosts) == 0 && m.BearerToken == "" && m.BearerTokenEnv == "" && len(m.Redact) == 0
 }

@@ -299,10 +299,10 @@ func ParseSize(s string) (int64, error) {
 
 var (
 	topKeys    = []string{"$schema", "mcpServers", "codemode"}
-	serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "roots", "maxFrameBytes"}
+	serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "fixture", "roots", "maxFrameBytes"}
 	cmKeys     = []string{"engine", "mode", "timeout", "memory", "maxSubcalls", "maxConcurrentSubcalls",
 		"maxLogBytes", "maxResultBytes", "maxCodeBytes", "maxNestingDepth", "maxArgumentBytes", "native", "catalogBudget", "maxEnvironments", "idleTTL",
-		"listen", "trustedHosts", "bearerToken", "bearerTokenEnv"}
+		"listen", "trustedHosts", "bearerToken", "bearerTokenEnv", "redact"}
 )
 
 func (p *parser) config(data []byte) *Config {
@@ -383,6 +383,11 @@ func (p *parser) server(raw json.RawMessage, path string) Server {
 			}
 		case "headers":
 			s.Headers, _ = p.stringMap(m.raw, at)
+		case "fixture":
+			s.Fixture, _ = p.str(m.raw, at)
+			if s.Fixture == "" {
+				p.add(at, "must not be empty")
+			}
 		case "roots":
 			s.Roots, _ = p.boolean(m.raw, at)
 		case "maxFrameBytes":
@@ -398,10 +403,14 @@ func (p *parser) server(raw json.RawMessage, path string) Server {
 		p.add(join(path, "command"), `an HTTP server has a url, not a command`)
 	}
 	switch {
+	case s.Fixture != "" && typ != "":
+		p.add(join(path, "type"), `a fixture server has no "type"`)
 	case s.Command != "":
 		s.Transport = TransportStdio
 	case s.URL != "":
 		s.Transport = TransportHTTP
+	case s.Fixture != "":
+		s.Transport = TransportFixture
 	default:
 		s.Transport = typ
 	}
@@ -465,6 +474,8 @@ func (p *parser) codemode(raw json.RawMessage, path string) CodeMode {
 			if c.BearerToken == "" {
 				p.add(at, "must not be empty")
 			}
+		case "redact":
+			c.Redact, _ = p.strings(m.raw, at)
 		case "bearerTokenEnv":
 			c.BearerTokenEnv, _ = p.str(m.raw, at)
 			if c.BearerTokenEnv == "" {
