@@ -17,6 +17,12 @@
 // A matched value, whatever its type (a string, an object, an array), is
 // replaced by the string [Marker]. [Default] holds [DefaultKeys].
 //
+// A string whose text is itself a JSON object or array (tools often send
+// their data as JSON text) is redacted as if that value stood in its
+// place: key rules apply inside it, and pointers continue into it
+// ("/content/0/text/user/password"). The string is re-encoded, compactly,
+// only when something inside it was redacted.
+//
 // # Secrets
 //
 // [Secrets] are literal values (the environment and header values of a
@@ -322,7 +328,7 @@ func (w *walker) value(path []string) error {
 			return fmt.Errorf("redact: unexpected %v", t)
 		}
 	case string:
-		w.writeString(t)
+		w.writeString(w.inner(t, path))
 	case json.Number:
 		w.out.WriteString(t.String())
 	case bool:
@@ -331,6 +337,27 @@ func (w *walker) value(path []string) error {
 		w.out.WriteString("null")
 	}
 	return nil
+}
+
+// inner redacts s as the JSON value it holds, if it holds an object or an
+// array and the rules match something inside; otherwise it returns s.
+func (w *walker) inner(s string, path []string) string {
+	if w.rules.Empty() {
+		return s
+	}
+	t := strings.TrimLeft(s, " \t\r\n")
+	if t == "" || t[0] != '{' && t[0] != '[' || !json.Valid([]byte(t)) {
+		return s
+	}
+	in := &walker{dec: json.NewDecoder(strings.NewReader(t)), rules: w.rules, enc: nil}
+	in.dec.UseNumber()
+	in.enc = json.NewEncoder(&in.str)
+	in.enc.SetEscapeHTML(false)
+	if err := in.value(path); err != nil || in.n == 0 {
+		return s
+	}
+	w.n += in.n
+	return in.out.String()
 }
 
 func (w *walker) writeString(s string) {

@@ -31,6 +31,10 @@ func TestRulesApply(t *testing.T) {
 		{name: "pointer is case-sensitive, key rule is not", rules: []string{"/Auth", "pin"},
 			in: `{"auth":1,"Auth":2,"PIN":3}`, want: `{"auth":1,"Auth":"[REDACTED]","PIN":"[REDACTED]"}`, n: 2},
 		{name: "not an object", in: `"token"`, want: `"token"`},
+		{name: "JSON inside a string", rules: []string{"token", "/content/0/text/user/pin"},
+			in:   `{"content":[{"type":"text","text":"{\n  \"user\": {\"pin\": 1, \"name\": \"ann\"},\n  \"token\": \"t\"}"},{"type":"text","text":"[1, {\"a\": 2}]"},{"type":"text","text":"{not json, token: x}"}]}`,
+			want: `{"content":[{"type":"text","text":"{\"user\":{\"pin\":\"[REDACTED]\",\"name\":\"ann\"},\"token\":\"[REDACTED]\"}"},{"type":"text","text":"[1, {\"a\": 2}]"},{"type":"text","text":"{not json, token: x}"}]}`,
+			n:    2},
 		{name: "invalid JSON fails closed", in: `{"token": `, want: `"[REDACTED]"`, n: 1},
 		{name: "trailing data fails closed", in: `{} {}`, want: `"[REDACTED]"`, n: 1},
 	}
