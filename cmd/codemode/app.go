@@ -7,10 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/fixture"
+	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
@@ -93,6 +96,56 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 	return cfg, src, nil
 }
 
+// fixtureFlags are --record and --replay (run and serve).
+type fixtureFlags struct {
+	record string
+	replay string
+}
+
+func (f *fixtureFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.record, "record", "", "record every upstream server's session (initialize, tools, calls) into `DIR`/<server>.txtar, secrets redacted; see docs/fixtures.md")
+	fs.StringVar(&f.replay, "replay", "", "serve every configured server from its recording `DIR`/<server>.txtar, in process, instead of starting it")
+}
+
+// apply swaps the configured servers for their recordings (--replay) and
+// returns the recorder for --record (nil without it). The recorder hides
+// the values of every server's env and headers as configured, before any
+// swap. Errors are usage errors.
+func (f *fixtureFlags) apply(cfg *config.Config, log *slog.Logger) (*fixture.Recorder, error) {
+	var secrets []string
+	for _, name := range cfg.ServerNames() {
+		s := cfg.Servers[name]
+		for _, v := range s.Env {
+			secrets = append(secrets, v)
+		}
+		for _, v := range s.Headers {
+			secrets = append(secrets, v)
+		}
+	}
+	if f.replay != "" {
+		for _, name := range cfg.ServerNames() {
+			path := filepath.Join(f.replay, name+fixture.Ext)
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("--replay: no recording of server %q: %w", name, err)
+			}
+			cfg.Servers[name] = config.Server{Transport: config.TransportFixture, Fixture: path, MaxFrameBytes: cfg.Servers[name].MaxFrameBytes}
+		}
+	}
+	if f.record == "" {
+		return nil, nil
+	}
+	rec, err := fixture.NewRecorder(fixture.RecorderOptions{
+		Dir:     f.record,
+		Redact:  cfg.CodeMode.RedactRules(),
+		Secrets: redact.NewSecrets(secrets...),
+		Logger:  log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return rec, nil
+}
+
 // pluginOptions maps the codemode section to the preset's options.
 func pluginOptions(cfg *config.Config, log *slog.Logger) codemode.Options {
 	cm := cfg.CodeMode
@@ -123,16 +176,28 @@ type app struct {
 	preset   *scope.Scope
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
+	recorder *fixture.Recorder // nil unless --record
 	log      *slog.Logger
 }
 
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
-	a := &app{log: log}
+	return newRecordingApp(ctx, cfg, log, nil)
+}
+
+// newRecordingApp is newApp with the upstream sessions recorded by rec (if
+// not nil), which the app then owns: Close writes and closes it.
+func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *fixture.Recorder) (*app, error) {
+	a := &app{log: log, recorder: rec}
 	a.host = codemode.NewHost(tools.Options{Logger: log, MaxArgumentBytes: int(cfg.CodeMode.MaxArgumentBytes)})
 	a.preset = a.host.Preset(presetKey)
-	m, err := upstream.Start(ctx, a.host.Registry, cfg.Servers, upstream.Options{PresetKey: presetKey, Native: cfg.CodeMode.Native, Logger: log})
+	uopts := upstream.Options{PresetKey: presetKey, Native: cfg.CodeMode.Native, Logger: log}
+	if rec != nil {
+		uopts.Recorder = rec
+	}
+	m, err := upstream.Start(ctx, a.host.Registry, cfg.Servers, uopts)
 	if err != nil {
 		a.host.Close()
+		a.closeRecorder()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
@@ -152,6 +217,16 @@ func (a *app) Close() {
 		a.upstream.Close()
 	}
 	a.host.Close()
+	a.closeRecorder()
+}
+
+// closeRecorder writes the recordings after the last call has returned.
+func (a *app) closeRecorder() {
+	if a.recorder != nil {
+		if err := a.recorder.Close(); err != nil {
+			a.log.Error("recording: " + err.Error())
+		}
+	}
 }
 
 // resolveSelf lets a config name this binary as "codemode" (the fixture

@@ -113,9 +113,11 @@ func cmdVerify(ctx context.Context, env *cliEnv, args []string) int {
 
 func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	var cf commonFlags
+	var ff fixtureFlags
 	var listen string
 	fs := newFlags(env, "serve", "[flags]")
 	cf.register(fs)
+	ff.register(fs)
 	fs.StringVar(&listen, "listen", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
@@ -139,7 +141,12 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	log, sync := newLogger(env.stderr, cf.verbose)
 	defer sync()
 	log.Info("codemode serve", "config", src)
-	a, err := newApp(ctx, cfg, log)
+	rec, err := ff.apply(cfg, log)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
+		return exitUsage
+	}
+	a, err := newRecordingApp(ctx, cfg, log, rec)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitUsage
