@@ -20,17 +20,24 @@ import (
 type mcpTarget struct {
 	sessions []*mcp.ClientSession
 	stderr   []*tailBuffer
+	cleanup  func()
 }
 
-func newMCPTarget(exe, engine, mode string, agents int) (*mcpTarget, error) {
+// newMCPTarget starts the processes; config, if not empty, is the
+// --config they get (else the embedded default).
+func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarget, error) {
 	m := string(codemode.PerCall)
 	if mode == ModePersistent {
 		m = string(codemode.Persistent)
 	}
 	t := &mcpTarget{}
 	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)
+	args := []string{"serve", "--engine", engine, "--mode", m}
+	if config != "" {
+		args = append(args, "--config", config)
+	}
 	for range agents {
-		cmd := exec.Command(exe, "serve", "--engine", engine, "--mode", m)
+		cmd := exec.Command(exe, args...)
 		tail := &tailBuffer{max: 4096}
 		cmd.Stderr = tail
 		// Connect has its own context: the session must outlive it.
@@ -69,6 +76,9 @@ func (t *mcpTarget) run(ctx context.Context, agent int, code string) (json.RawMe
 func (t *mcpTarget) close() {
 	for _, s := range t.sessions {
 		s.Close() // closes stdin, then waits for the process (SIGTERM after 5s)
+	}
+	if t.cleanup != nil {
+		t.cleanup()
 	}
 }
 

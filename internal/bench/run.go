@@ -29,6 +29,9 @@ type Options struct {
 	Workloads []*Workload
 	// Sweep adds the growth sweep (SweepWorkloads).
 	Sweep bool
+	// FixtureDir, if set, adds FixtureWorkloads(FixtureDir): the recorded
+	// calls of each recording in it, replayed.
+	FixtureDir string
 	// N is the number of timed runs per row. If zero, DefaultN. Heavy sweep
 	// points run N/Workload.Scale times, at least minRuns.
 	N int
@@ -130,6 +133,13 @@ func (o Options) withDefaults() Options {
 // error only for bad options or when ctx ends.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	opts = opts.withDefaults()
+	if opts.FixtureDir != "" {
+		fws, err := FixtureWorkloads(opts.FixtureDir)
+		if err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		opts.Workloads = append(slices.Clip(opts.Workloads), fws...)
+	}
 	if opts.Via != ViaInProcess && opts.Via != ViaMCP {
 		return nil, fmt.Errorf("bench: unknown via %q (want %q)", opts.Via, ViaMCP)
 	}
@@ -188,11 +198,24 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-func newTarget(opts Options, engine, mode string) (target, error) {
+func newTarget(opts Options, engine, mode string, w *Workload) (target, error) {
 	if opts.Via == ViaMCP {
-		return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency)
+		if len(w.fixtures) == 0 {
+			return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, "")
+		}
+		cfg, remove, err := fixtureConfig(w)
+		if err != nil {
+			return nil, err
+		}
+		t, err := newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, cfg)
+		if err != nil {
+			remove()
+			return nil, err
+		}
+		t.cleanup = remove
+		return t, nil
 	}
-	return newStack(engine, mode, opts.Concurrency)
+	return newStack(engine, mode, opts.Concurrency, w.fixtures)
 }
 
 // runRow times one workload on a fresh target, so that no row inherits
@@ -209,7 +232,7 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 		row.Error = err.Error()
 		return row
 	}
-	t, err := newTarget(opts, engine, mode)
+	t, err := newTarget(opts, engine, mode, w)
 	if err != nil {
 		return fail(err)
 	}
