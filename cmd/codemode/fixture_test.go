@@ -347,3 +347,27 @@ func TestFakemcpFlags(t *testing.T) {
 		}
 	}
 }
+
+// `codemode serve --record` writes the recording when its client goes
+// away; `serve --replay` serves it back.
+func TestServeRecordThenReplay(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec")
+	cs := connectStdio(t, nil, "--record", rec)
+	const program = `return await tools.mcp__fake__ticker({ symbol: "ACME" });`
+	live := codeRun(t, cs, program)
+	if live.IsError {
+		t.Fatalf("code_run: %s", text(live))
+	}
+	cs.Close() // closes stdin; serve exits, and writes the file on its way out
+	fx, err := os.ReadFile(filepath.Join(rec, "fake.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(fx), "-- calls/0001-ticker.json --") {
+		t.Fatalf("fake.txtar:\n%s", fx)
+	}
+	replay := codeRun(t, connectStdio(t, nil, "--replay", rec), program)
+	if replay.IsError || text(replay) != text(live) {
+		t.Errorf("replayed: got %q, want %q", text(replay), text(live))
+	}
+}
