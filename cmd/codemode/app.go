@@ -110,9 +110,9 @@ func (f *fixtureFlags) register(fs *flag.FlagSet) {
 // apply swaps the configured servers for their recordings (--replay) and
 // returns the recorder for --record (nil without it). The recorder hides
 // the values of every server's env and headers as configured, before any
-// swap. Errors are usage errors.
+// swap, and the HTTP front's bearer token. Errors are usage errors.
 func (f *fixtureFlags) apply(cfg *config.Config, log *slog.Logger) (*fixture.Recorder, error) {
-	var secrets []string
+	secrets := []string{cfg.CodeMode.Token(nil)}
 	for _, name := range cfg.ServerNames() {
 		s := cfg.Servers[name]
 		for _, v := range s.Env {
