@@ -12,6 +12,7 @@ import (
 	"github.com/codemode/codemode/internal/golden"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"golang.org/x/tools/txtar"
 )
 
@@ -147,20 +148,20 @@ func TestGuard(t *testing.T) {
 	tests := []struct {
 		name     string
 		in       tools.Input
-		wantCode tools.Code
+		wantCode errs.Code
 		wantText string
 	}{
-		{"direct call to a masked MCP tool", tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent.Ref()}, tools.CodeDenied, `await tools[\"mcp__fake__ticker\"]({\"q\":\"AAPL\"})`},
-		{"direct call to an agent-layer tool", tools.Input{CallID: "c2", Name: "team_send", Agent: w.agent.Ref()}, tools.CodeDenied, "only inside code_run"},
-		{"direct call to a discovery tool", tools.Input{CallID: "c3", Name: ToolSearch, Arguments: map[string]any{"query": "x"}, Agent: w.agent.Ref()}, tools.CodeDenied, "only inside code_run"},
-		{"a call id that only looks nested", tools.Input{CallID: "c4:ptc:1", Name: "profile_bundle", Agent: w.agent.Ref()}, tools.CodeDenied, "only inside code_run"},
-		{"unknown name", tools.Input{CallID: "c5", Name: "mcp__fake__tickr", Agent: w.agent.Ref()}, tools.CodeUnknownTool, `did you mean "mcp__fake__ticker"`},
+		{"direct call to a masked MCP tool", tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent.Ref()}, errs.CodeDenied, `await tools[\"mcp__fake__ticker\"]({\"q\":\"AAPL\"})`},
+		{"direct call to an agent-layer tool", tools.Input{CallID: "c2", Name: "team_send", Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
+		{"direct call to a discovery tool", tools.Input{CallID: "c3", Name: ToolSearch, Arguments: map[string]any{"query": "x"}, Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
+		{"a call id that only looks nested", tools.Input{CallID: "c4:ptc:1", Name: "profile_bundle", Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
+		{"unknown name", tools.Input{CallID: "c5", Name: "mcp__fake__tickr", Agent: w.agent.Ref()}, errs.CodeUnknownTool, `did you mean "mcp__fake__ticker"`},
 		{"an owned tool passes", tools.Input{CallID: "c6", Name: "read", Agent: w.agent.Ref()}, "", ""},
 		{"another preset's agent is not guarded", tools.Input{CallID: "c7", Name: "mcp__fake__ticker", Agent: w.stdAg.Ref()}, "", ""},
 	}
 	for _, tt := range tests {
 		res := reg.Execute(ctx, tt.in)
-		got := tools.Code("")
+		got := errs.Code("")
 		if res.Err != nil {
 			got = res.Err.Code
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/codemode/codemode/ptc"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 var codeRunSchema = json.RawMessage(`{
@@ -47,7 +48,7 @@ type runOutput struct {
 func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 	var args codeRunArgs
 	if err := json.Unmarshal(e.Arguments(), &args); err != nil {
-		return nil, &tools.Error{Code: tools.CodeInvalidArguments, Message: "code_run: " + err.Error()}
+		return nil, &errs.Error{Code: errs.CodeInvalidArguments, Message: "code_run: " + err.Error()}
 	}
 	req := runtime.Request{
 		Code:  args.Code,
@@ -152,7 +153,7 @@ func renderOutcome(out runtime.Outcome) *tools.Result {
 		if line, ok := info["line"]; ok {
 			fmt.Fprintf(&b, " (program.js:%v:%v)", line, info["column"])
 		}
-		if out.Err.Code == tools.CodeRuntimeError {
+		if out.Err.Code == errs.CodeRuntimeError {
 			if st, _ := info["stack"].(string); st != "" && !strings.Contains(err.Message, st) {
 				b.WriteString("\n" + st)
 			}

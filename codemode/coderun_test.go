@@ -9,6 +9,7 @@ import (
 
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 func TestCodeRunResultShape(t *testing.T) {
@@ -24,14 +25,14 @@ func TestCodeRunResultShape(t *testing.T) {
 		t.Errorf("structured: got %s, want %s", got, want)
 	}
 	res = codeRun(t, w, w.agent, "console.log('x');\nnull.f()")
-	if !res.IsError || res.Err.Code != tools.CodeRuntimeError || !strings.HasPrefix(res.TextOf(), "x\nError: [RUNTIME_ERROR]") {
+	if !res.IsError || res.Err.Code != errs.CodeRuntimeError || !strings.HasPrefix(res.TextOf(), "x\nError: [RUNTIME_ERROR]") {
 		t.Errorf("error: got %q", res.TextOf())
 	}
 	if logs, _ := json.Marshal(res.Err.Info["logs"]); string(logs) != `[{"level":"log","text":"x"}]` {
 		t.Errorf("error logs: got %s", logs)
 	}
 	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while(true){}", "timeoutMs": 50}, Agent: w.agent.Ref()})
-	if !res.IsError || res.Err.Code != tools.CodeTimeout {
+	if !res.IsError || res.Err.Code != errs.CodeTimeout {
 		t.Errorf("timeoutMs: got %q", res.TextOf())
 	}
 	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "n", Name: ToolCodeRun, Arguments: map[string]any{"code": `return await tools.code_run({ code: "return 1" })`}, Agent: w.agent.Ref()})
@@ -118,7 +119,7 @@ func TestNestedBodyIgnoringCancellation(t *testing.T) {
 				start := time.Now()
 				res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: map[string]any{"code": code, "timeoutMs": 100}, Agent: w.agent.Ref()})
 				took := time.Since(start)
-				if !res.IsError || res.Err.Code != tools.CodeTimeout {
+				if !res.IsError || res.Err.Code != errs.CodeTimeout {
 					t.Errorf("%s: got %q, want TIMEOUT", code, res.TextOf())
 				}
 				if took > 2*time.Second {

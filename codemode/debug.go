@@ -6,6 +6,7 @@ import (
 
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 const recentCalls = 20
@@ -21,19 +22,19 @@ type debugState struct {
 }
 
 type debugError struct {
-	Code       tools.Code `json:"code"`
-	Message    string     `json:"message"`
-	Stack      string     `json:"stack,omitempty"`
-	Line       any        `json:"line,omitempty"`
-	Column     any        `json:"column,omitempty"`
-	SourceLine string     `json:"sourceLine,omitempty"`
+	Code       errs.Code `json:"code"`
+	Message    string    `json:"message"`
+	Stack      string    `json:"stack,omitempty"`
+	Line       any       `json:"line,omitempty"`
+	Column     any       `json:"column,omitempty"`
+	SourceLine string    `json:"sourceLine,omitempty"`
 }
 
 type debugCall struct {
-	ID    string     `json:"id"`
-	Name  string     `json:"name"`
-	Ms    float64    `json:"ms"`
-	Error tools.Code `json:"error,omitempty"`
+	ID    string    `json:"id"`
+	Name  string    `json:"name"`
+	Ms    float64   `json:"ms"`
+	Error errs.Code `json:"error,omitempty"`
 }
 
 func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcome) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"go.uber.org/goleak"
 )
 
@@ -19,7 +20,7 @@ func TestNoLeakOnShutdown(t *testing.T) {
 		codeRun(t, w, w.agent, `return (await tools.mcp__fake__ticker({ q: "A" })).tool`)
 		codeRun(t, w, w.agent, `await Promise.all([1, 2, 3].map((i) => tools.mcp__fake__echo({ q: String(i) })))`)
 		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while (true) {}", "timeoutMs": 100}, Agent: w.agent.Ref()})
-		if res.Err == nil || res.Err.Code != tools.CodeTimeout {
+		if res.Err == nil || res.Err.Code != errs.CodeTimeout {
 			t.Fatalf("%s: got %q, want TIMEOUT", mode, res.TextOf())
 		}
 		if err := w.host.Close(); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // VerifyOptions configures Verify.
@@ -105,7 +106,7 @@ func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
 
 	direct := reg.Execute(ctx, tools.Input{CallID: "verify_1", Name: "mcp__probe__lookup", Arguments: map[string]any{"q": "x"}, Agent: agent.Ref()})
 	check("the guard denies a direct call to a masked tool with a code_run hint", func() error {
-		if !direct.IsError || direct.Err.Code != tools.CodeDenied {
+		if !direct.IsError || direct.Err.Code != errs.CodeDenied {
 			return fmt.Errorf("got %q, want DENIED", direct.TextOf())
 		}
 		if !strings.Contains(direct.TextOf(), `tools[\"mcp__probe__lookup\"]`) {
@@ -114,9 +115,9 @@ func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
 		return nil
 	}())
 	fake := reg.Execute(ctx, tools.Input{CallID: "verify_2:ptc:1", Name: "probe_team_send", Agent: agent.Ref()})
-	check("a call id that only looks nested is still denied", expectCode(fake, tools.CodeDenied))
+	check("a call id that only looks nested is still denied", expectCode(fake, errs.CodeDenied))
 	unknown := reg.Execute(ctx, tools.Input{CallID: "verify_3", Name: "no_such_tool", Agent: agent.Ref()})
-	check("an unresolvable name gets UNKNOWN_TOOL", expectCode(unknown, tools.CodeUnknownTool))
+	check("an unresolvable name gets UNKNOWN_TOOL", expectCode(unknown, errs.CodeUnknownTool))
 	native := reg.Execute(ctx, tools.Input{CallID: "verify_4", Name: "probe_read", Agent: agent.Ref()})
 	check("a direct call to a preset tool passes", expectCode(native, ""))
 
@@ -221,8 +222,8 @@ func expectAll(set map[string]bool, want bool, names ...string) error {
 	return nil
 }
 
-func expectCode(r *tools.Result, code tools.Code) error {
-	got := tools.Code("")
+func expectCode(r *tools.Result, code errs.Code) error {
+	got := errs.Code("")
 	if r.Err != nil {
 		got = r.Err.Code
 	}

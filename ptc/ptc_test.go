@@ -11,6 +11,7 @@ import (
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // TestNestedCallsThroughThePipeline runs a real program whose bindings go
@@ -107,8 +108,8 @@ func TestCallDirect(t *testing.T) {
 	<-done
 	c := ptc.New(reg, parent)
 	id, _, err := c.Call(context.Background(), "nope", json.RawMessage(`{}`))
-	var te *tools.Error
-	if id != "p:ptc:1" || !errors.As(err, &te) || te.Code != tools.CodeUnknownTool {
+	var te *errs.Error
+	if id != "p:ptc:1" || !errors.As(err, &te) || te.Code != errs.CodeUnknownTool {
 		t.Fatalf("got %q %v", id, err)
 	}
 	close(release)

@@ -41,7 +41,7 @@ import (
 	"github.com/codemode/codemode/runtime/internal/gojaengine"
 	"github.com/codemode/codemode/runtime/internal/source"
 	"github.com/codemode/codemode/runtime/internal/wazeroengine"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // Engine names.
@@ -226,7 +226,7 @@ type Call struct {
 	Name     string        `json:"name"`
 	Duration time.Duration `json:"-"`
 	// Code is the error code, "" on success.
-	Code tools.Code `json:"error,omitempty"`
+	Code errs.Code `json:"error,omitempty"`
 }
 
 // Outcome is the result of a run.
@@ -238,7 +238,7 @@ type Outcome struct {
 	// LogsTruncated is set when output passed the log budget.
 	LogsTruncated bool
 	// Err is nil on success.
-	Err      *tools.Error
+	Err      *errs.Error
 	Calls    []Call
 	Duration time.Duration
 	// Globals lists the persistent environment's top-level names after the
@@ -265,7 +265,7 @@ func (rt *Runtime) Run(ctx context.Context, req Request) Outcome {
 	start := time.Now()
 	limits := rt.effective(req.Limits)
 	if rt.closed.Load() {
-		return Outcome{Err: &tools.Error{Code: tools.CodeInternal, Message: ErrClosed.Error(), Err: ErrClosed}, Duration: time.Since(start)}
+		return Outcome{Err: &errs.Error{Code: errs.CodeInternal, Message: ErrClosed.Error(), Err: ErrClosed}, Duration: time.Since(start)}
 	}
 	if err := checkSize(req.Code, limits); err != nil {
 		return Outcome{Err: err, Duration: time.Since(start)}
@@ -280,22 +280,22 @@ func (rt *Runtime) Run(ctx context.Context, req Request) Outcome {
 	return out
 }
 
-func envError(err error) *tools.Error {
-	e := tools.AsError(err)
-	if e.Code == tools.CodeToolError {
-		e = &tools.Error{Code: tools.CodeInternal, Message: "creating an environment: " + err.Error(), Err: err}
+func envError(err error) *errs.Error {
+	e := errs.AsError(err)
+	if e.Code == errs.CodeToolError {
+		e = &errs.Error{Code: errs.CodeInternal, Message: "creating an environment: " + err.Error(), Err: err}
 	}
 	return e
 }
 
 // checkSize refuses a program over the code budget before anything
 // parses it.
-func checkSize(code string, limits Limits) *tools.Error {
+func checkSize(code string, limits Limits) *errs.Error {
 	if len(code) <= limits.MaxCodeBytes {
 		return nil
 	}
-	return &tools.Error{
-		Code:    tools.CodeProgramTooLarge,
+	return &errs.Error{
+		Code:    errs.CodeProgramTooLarge,
 		Message: fmt.Sprintf("the program is %d bytes, over the %d-byte limit: send a shorter program (keep data in tools and fetch it from the program; in persistent mode, define helpers in one run and use them in the next)", len(code), limits.MaxCodeBytes),
 		Info:    map[string]any{"bytes": len(code), "limit": limits.MaxCodeBytes},
 	}
@@ -310,11 +310,11 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	deadline, _ := ctx.Deadline()
 	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth})
 	if err != nil {
-		out.Err = tools.AsError(err)
+		out.Err = errs.AsError(err)
 		return out
 	}
 	if time.Now().After(deadline) {
-		out.Err = tools.Errorf(tools.CodeTimeout, "program timed out after %s while it was being parsed", limits.Timeout)
+		out.Err = errs.Errorf(errs.CodeTimeout, "program timed out after %s while it was being parsed", limits.Timeout)
 		return out
 	}
 
@@ -338,9 +338,9 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	out.Value, out.Err = res.Value, res.Err
 	if out.Err == nil && len(out.Value) > limits.MaxResultBytes {
 		out.Value = nil
-		out.Err = tools.Errorf(tools.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
+		out.Err = errs.Errorf(errs.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
 	}
-	if out.Err != nil && out.Err.Code == tools.CodeTimeout && out.Err.Message == "" {
+	if out.Err != nil && out.Err.Code == errs.CodeTimeout && out.Err.Message == "" {
 		out.Err.Message = fmt.Sprintf("program timed out after %s", limits.Timeout)
 	}
 	return out
@@ -372,28 +372,28 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	r.mu.Lock()
 	if r.done {
 		r.mu.Unlock()
-		return nil, tools.Errorf(tools.CodeCancelled, "the program has ended")
+		return nil, errs.Errorf(errs.CodeCancelled, "the program has ended")
 	}
 	r.inflight++
 	r.mu.Unlock()
 	defer r.leave()
 	if n := r.count.Add(1); n > int64(r.limits.MaxSubcalls) {
-		return nil, tools.Errorf(tools.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
+		return nil, errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
 	}
 	select {
 	case r.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, tools.AsError(ctx.Err())
+		return nil, errs.AsError(ctx.Err())
 	}
 	defer func() { <-r.sem }()
 	if r.req.Call == nil {
-		return nil, tools.Errorf(tools.CodeUnknownTool, "unknown tool %q: no tools are available", name)
+		return nil, errs.Errorf(errs.CodeUnknownTool, "unknown tool %q: no tools are available", name)
 	}
 	start := time.Now()
 	id, value, err := r.req.Call(ctx, name, args)
 	c := Call{ID: id, Name: name, Duration: time.Since(start)}
 	if err != nil {
-		c.Code = tools.CodeOf(err)
+		c.Code = errs.CodeOf(err)
 	}
 	r.mu.Lock()
 	r.calls = append(r.calls, c)

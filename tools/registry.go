@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools/errs"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -335,7 +336,7 @@ type ResultEvent struct {
 	Agent        string
 	Duration     time.Duration
 	IsError      bool
-	Code         Code // "" on success
+	Code         errs.Code // "" on success
 }
 
 // trivialObjectSchema reports whether schema accepts exactly the JSON

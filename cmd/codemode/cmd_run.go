@@ -12,6 +12,7 @@ import (
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // runJSON is the --json output of `codemode run`: exactly one object.
@@ -29,15 +30,15 @@ type logLine struct {
 }
 
 type runError struct {
-	Code    tools.Code `json:"code"`
-	Message string     `json:"message"`
+	Code    errs.Code `json:"code"`
+	Message string    `json:"message"`
 }
 
 type callJSON struct {
-	ID    string      `json:"id"`
-	Name  string      `json:"name"`
-	Ms    float64     `json:"ms"`
-	Error *tools.Code `json:"error"` // null on success
+	ID    string     `json:"id"`
+	Name  string     `json:"name"`
+	Ms    float64    `json:"ms"`
+	Error *errs.Code `json:"error"` // null on success
 }
 
 func cmdRun(ctx context.Context, env *cliEnv, args []string) int {
@@ -104,7 +105,7 @@ func readProgram(path string, stdin io.Reader) (string, error) {
 func runProgram(ctx context.Context, a *app, code string, stream bool, w io.Writer) (*tools.Result, []callJSON) {
 	agent, err := a.host.NewAgent(a.preset, "cli")
 	if err != nil {
-		return &tools.Result{IsError: true, Err: tools.AsError(err)}, nil
+		return &tools.Result{IsError: true, Err: errs.AsError(err)}, nil
 	}
 	defer agent.Scope.Dispose()
 	const callID = "cli_1"

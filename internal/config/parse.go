@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"io"
 	"math"
 	"strconv"
@@ -481,7 +481,7 @@ func (p *parser) codemode(raw json.RawMessage, path string) CodeMode {
 // is the registry's close-name rule, so config keys and tool names are
 // suggested alike.
 func closest(key string, known []string) string {
-	if s := tools.Suggest(key, known, 1); len(s) > 0 {
+	if s := errs.Suggest(key, known, 1); len(s) > 0 {
 		return s[0]
 	}
 	return ""

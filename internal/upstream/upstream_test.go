@@ -25,6 +25,7 @@ import (
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -79,7 +80,8 @@ type harness struct {
 // the end of the test.
 func start(t *testing.T, servers map[string]config.Server, opts Options) *harness {
 	t.Helper()
-	h := &harness{t: t, reg: tools.New(tools.Options{}), log: &logBuffer{}}
+	// The frame tests send up to 10 MB: above the registry's default argument limit.
+	h := &harness{t: t, reg: tools.New(tools.Options{MaxArgumentBytes: 64 << 20}), log: &logBuffer{}}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -132,7 +134,7 @@ func wantOK(t *testing.T, res *tools.Result) {
 	}
 }
 
-func wantCode(t *testing.T, res *tools.Result, code tools.Code) {
+func wantCode(t *testing.T, res *tools.Result, code errs.Code) {
 	t.Helper()
 	if !res.IsError || res.Err.Code != code {
 		t.Fatalf("got result %+v (err %+v), want error %s", res, res.Err, code)
@@ -290,7 +292,7 @@ func TestSchemaRefusedBeforeUpstream(t *testing.T) {
 	h := start(t, map[string]config.Server{"fake": fakeServer(fakemcp.EnvEvents + "=" + events)}, Options{})
 
 	res := h.exec(tools.Input{Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "ACME", "extra": 1}})
-	wantCode(t, res, tools.CodeInvalidArguments)
+	wantCode(t, res, errs.CodeInvalidArguments)
 	// A later good call is the first the fake sees: the refused one never
 	// went upstream.
 	wantOK(t, h.exec(tools.Input{CallID: "good", Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "ACME"}}))
@@ -309,7 +311,7 @@ func TestCrashGivesUnavailableThenRestarts(t *testing.T) {
 
 	start := time.Now()
 	res := echo("crash") // the fake exits on its second call, without answering
-	wantCode(t, res, tools.CodeUpstreamUnavailable)
+	wantCode(t, res, errs.CodeUpstreamUnavailable)
 	t.Logf("crash error: %v", res.Err.Message)
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the crashed call took %v, want a prompt failure", d)
@@ -341,7 +343,7 @@ func TestSlowCancelledUpstream(t *testing.T) {
 
 	// A deadline: TIMEOUT here, and the fake sees the cancellation.
 	res := h.exec(tools.Input{CallID: "slow-1", Name: "mcp__fake__slow", Arguments: map[string]any{"ms": 60000}, Timeout: 500 * time.Millisecond})
-	wantCode(t, res, tools.CodeTimeout)
+	wantCode(t, res, errs.CodeTimeout)
 	ev := waitEvent(t, events, func(ev fakemcp.Event) bool { return ev.Kind == fakemcp.EventCancelled })
 	if ev.Tool != "slow" || ev.Meta["codemode/callId"] != "slow-1" || ev.ElapsedMS >= 60000 {
 		t.Errorf("cancel event: got %+v, want slow, call id slow-1, cut short", ev)
@@ -357,7 +359,7 @@ func TestSlowCancelledUpstream(t *testing.T) {
 		return ev.Kind == fakemcp.EventCall && ev.Meta["codemode/callId"] == "slow-2"
 	})
 	cancel()
-	wantCode(t, <-done, tools.CodeCancelled)
+	wantCode(t, <-done, errs.CodeCancelled)
 	waitEvent(t, events, func(ev fakemcp.Event) bool {
 		return ev.Kind == fakemcp.EventCancelled && ev.Meta["codemode/callId"] == "slow-2"
 	})
@@ -393,7 +395,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 	}
 	waitStopped(t, first.Process.Pid)
 	res := h.exec(tools.Input{Name: "mcp__fake__echo", Arguments: map[string]any{"text": "x"}, Timeout: 300 * time.Millisecond})
-	wantCode(t, res, tools.CodeTimeout)
+	wantCode(t, res, errs.CodeTimeout)
 	h.waitReady("fake", 2)
 	wantOK(t, h.exec(tools.Input{Name: "mcp__fake__echo", Arguments: map[string]any{"text": "y"}}))
 	if first.ProcessState == nil {
@@ -529,7 +531,7 @@ func TestListChanged(t *testing.T) {
 				return
 			default:
 			}
-			if res := h.exec(tools.Input{Name: "mcp__mem__a"}); res.IsError && res.Err.Code == tools.CodeUnknownTool {
+			if res := h.exec(tools.Input{Name: "mcp__mem__a"}); res.IsError && res.Err.Code == errs.CodeUnknownTool {
 				unknown <- res.TextOf()
 				return
 			}
@@ -647,7 +649,7 @@ func TestConvert(t *testing.T) {
 		name     string
 		in       *mcp.CallToolResult
 		want     *tools.Result
-		wantCode tools.Code
+		wantCode errs.Code
 		wantMsg  string
 	}{
 		{
@@ -671,19 +673,19 @@ func TestConvert(t *testing.T) {
 		{
 			name:     "isError",
 			in:       &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom"}}},
-			wantCode: tools.CodeToolError, wantMsg: "boom",
+			wantCode: errs.CodeToolError, wantMsg: "boom",
 		},
 		{
 			name:     "isError without text",
 			in:       &mcp.CallToolResult{IsError: true},
-			wantCode: tools.CodeToolError, wantMsg: "the upstream tool reported an error",
+			wantCode: errs.CodeToolError, wantMsg: "the upstream tool reported an error",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := convert(tt.in)
 			if tt.wantCode != "" {
-				var e *tools.Error
+				var e *errs.Error
 				if !errors.As(err, &e) || e.Code != tt.wantCode || e.Message != tt.wantMsg {
 					t.Fatalf("got %+v, %v; want error %s %q", got, err, tt.wantCode, tt.wantMsg)
 				}
@@ -704,7 +706,7 @@ func TestUpstreamErrorResult(t *testing.T) {
 		})
 	h := start(t, map[string]config.Server{"mem": {Transport: config.TransportStdio, Command: "unused"}}, Options{Transport: memServer(t, srv)})
 	res := h.exec(tools.Input{Name: "mcp__mem__fail"})
-	wantCode(t, res, tools.CodeToolError)
+	wantCode(t, res, errs.CodeToolError)
 	if !strings.Contains(res.Err.Message, "it broke") || len(res.Value) != 0 {
 		t.Errorf("got %+v, want TOOL_ERROR with the upstream text and no value", res.Err)
 	}
