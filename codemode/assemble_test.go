@@ -20,7 +20,7 @@ func noop(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 	return tools.ValueResult(map[string]any{"tool": e.Name(), "args": json.RawMessage(e.Arguments())})
 }
 
-func mustRegister(t testing.TB, reg *tools.Registry, l scope.Layer, name, desc string) {
+func mustRegister(t testing.TB, reg *tools.Registry, l tools.Layer, name, desc string) {
 	t.Helper()
 	if _, err := reg.Register(l, tools.Tool{Name: name, Description: desc, Handler: noop,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)}); err != nil {
@@ -47,15 +47,15 @@ func newWorld(t testing.TB, hostMounted bool, opts Options) *world {
 	reg := w.host.Registry
 	w.preset = w.host.Preset("codemode")
 	w.std = w.host.Preset("standard")
-	mustRegister(t, reg, scope.Preset("codemode"), "read", "Read a file.")
-	mustRegister(t, reg, scope.Preset("codemode"), "write", "Write a file.")
-	mustRegister(t, reg, scope.Preset("standard"), "read", "Read a file.")
-	mustRegister(t, reg, scope.Global(), "mcp__fake__ticker", "Quote for a ticker symbol.")
-	mustRegister(t, reg, scope.Global(), "mcp__fake__echo", "Echo text.")
-	mustRegister(t, reg, scope.Global(), "profile_bundle", "A profile-level bundle tool.")
-	mustRegister(t, reg, scope.Agent("agent-1"), "team_send", "Send a message to a teammate.")
-	mustRegister(t, reg, scope.Agent("std-1"), "std_team_send", "Send a message (standard agent).")
-	if _, err := reg.AddSection(scope.Global(), tools.Section{Name: "intro", Text: "You are a helpful agent."}); err != nil {
+	mustRegister(t, reg, tools.PresetLayer("codemode"), "read", "Read a file.")
+	mustRegister(t, reg, tools.PresetLayer("codemode"), "write", "Write a file.")
+	mustRegister(t, reg, tools.PresetLayer("standard"), "read", "Read a file.")
+	mustRegister(t, reg, tools.GlobalLayer(), "mcp__fake__ticker", "Quote for a ticker symbol.")
+	mustRegister(t, reg, tools.GlobalLayer(), "mcp__fake__echo", "Echo text.")
+	mustRegister(t, reg, tools.GlobalLayer(), "profile_bundle", "A profile-level bundle tool.")
+	mustRegister(t, reg, tools.AgentLayer("agent-1"), "team_send", "Send a message to a teammate.")
+	mustRegister(t, reg, tools.AgentLayer("std-1"), "std_team_send", "Send a message (standard agent).")
+	if _, err := reg.AddSection(tools.GlobalLayer(), tools.Section{Name: "intro", Text: "You are a helpful agent."}); err != nil {
 		t.Fatal(err)
 	}
 	opts.Logger = slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: func(g []string, a slog.Attr) slog.Attr {
@@ -118,7 +118,7 @@ func TestAssemblyGolden(t *testing.T) {
 	a, err = w.host.Registry.Assemble(ctx, w.agent.Ref(), tools.AssembleOptions{})
 	add("code-mode-preset", a, err)
 
-	rm, err := w.host.Registry.AddSection(scope.Preset("codemode"), tools.Section{Name: "tools:sdk", Text: "SDK docs that code mode replaces."})
+	rm, err := w.host.Registry.AddSection(tools.PresetLayer("codemode"), tools.Section{Name: "tools:sdk", Text: "SDK docs that code mode replaces."})
 	if err != nil {
 		t.Fatal(err)
 	}

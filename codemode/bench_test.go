@@ -8,7 +8,6 @@ import (
 
 	"github.com/codemode/codemode/ptc"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -37,7 +36,7 @@ func noopHost(b *testing.B, mode Mode) (*Host, *Agent) {
 	h := NewHost(tools.Options{})
 	b.Cleanup(func() { h.Close() })
 	preset := h.Preset("codemode")
-	if _, err := h.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
+	if _, err := h.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			return &tools.Result{Value: json.RawMessage(`1`)}, nil
 		}}); err != nil {
@@ -80,7 +79,7 @@ func benchCodeRun(b *testing.B, mode Mode) {
 // BenchmarkEngine in runtime/internal/gojaengine.
 func BenchmarkPTCCall(b *testing.B) {
 	h, agent := noopHost(b, PerCall)
-	h.Registry.Register(scope.Preset("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	h.Registry.Register(tools.PresetLayer("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		c := ptc.New(h.Registry, e)
 		args := json.RawMessage(`{}`)
 		b.ReportAllocs()

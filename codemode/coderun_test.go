@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -105,7 +104,7 @@ func TestNestedBodyIgnoringCancellation(t *testing.T) {
 					<-ended
 				}
 			})
-			if _, err := w.host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__stubborn", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+			if _, err := w.host.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__stubborn", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 				defer func() { ended <- struct{}{} }()
 				<-release // ignores ctx
 				return &tools.Result{Value: json.RawMessage(`"late"`)}, nil

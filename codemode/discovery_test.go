@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -150,7 +149,7 @@ func tokenCut(t testing.TB, infos []tools.Info) (masked, unmasked, prompt int) {
 	defer h.Close()
 	preset := h.Preset("codemode")
 	for _, in := range infos {
-		if _, err := h.Registry.Register(scope.Global(), tools.Tool{Name: in.Name, Description: in.Description, InputSchema: in.InputSchema, OutputSchema: in.OutputSchema, Handler: noop}); err != nil {
+		if _, err := h.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: in.Name, Description: in.Description, InputSchema: in.InputSchema, OutputSchema: in.OutputSchema, Handler: noop}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -15,7 +14,7 @@ import (
 func Example() {
 	host := codemode.NewHost(tools.Options{})
 	defer host.Close()
-	host.Registry.Register(scope.Global(), tools.Tool{
+	host.Registry.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        "mcp__weather__forecast",
 		Description: "Forecast for a city.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),

@@ -90,7 +90,7 @@ type Plugin struct {
 	opts      Options
 	scope     *scope.Scope // the plugin's own scope
 	presetKey string       // "" when mounted at host level (ownership rule off)
-	layer     scope.Layer
+	layer     tools.Layer
 	rt        *runtime.Runtime
 	envs      *runtime.Environments
 	native    map[string]bool
@@ -125,9 +125,9 @@ func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
 	p.scope = parent.Child(scope.KindPlugin, provider)
 	if ps := p.scope.Nearest(scope.KindPreset); ps != nil {
 		p.presetKey = ps.Label()
-		p.layer = scope.Preset(p.presetKey)
+		p.layer = tools.PresetLayer(p.presetKey)
 	} else {
-		p.layer = scope.Global()
+		p.layer = tools.GlobalLayer()
 	}
 	fail := func(err error) (*Plugin, error) {
 		p.scope.Dispose()

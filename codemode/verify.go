@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -48,17 +47,17 @@ func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
 	}
 	preset := host.Preset(presetKey)
 	standard := host.Preset("standard")
-	register := func(l scope.Layer, name string) {
+	register := func(l tools.Layer, name string) {
 		if _, err := reg.Register(l, tools.Tool{Name: name, Description: "verify probe " + name, InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`), Handler: noop}); err != nil {
 			check("register "+name, err)
 		}
 	}
-	register(scope.Preset(presetKey), "probe_read")           // the preset's own standard tool
-	register(scope.Global(), "probe_global_bundle")           // a profile-level bundle
-	register(scope.Global(), "mcp__probe__lookup")            // an MCP tool
-	register(scope.Agent("verify-agent"), "probe_team_send")  // an agent-layer tool
-	register(scope.Global(), "probe_unowned_native")          // unowned, kept native by option
-	register(scope.Preset("standard"), "probe_standard_read") // another preset's tool
+	register(tools.PresetLayer(presetKey), "probe_read")           // the preset's own standard tool
+	register(tools.GlobalLayer(), "probe_global_bundle")           // a profile-level bundle
+	register(tools.GlobalLayer(), "mcp__probe__lookup")            // an MCP tool
+	register(tools.AgentLayer("verify-agent"), "probe_team_send")  // an agent-layer tool
+	register(tools.GlobalLayer(), "probe_unowned_native")          // unowned, kept native by option
+	register(tools.PresetLayer("standard"), "probe_standard_read") // another preset's tool
 	if vo.Setup != nil {
 		cleanup, err := vo.Setup(host, presetKey)
 		check("mount configured servers", err)
@@ -88,7 +87,7 @@ func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
 	check("preset tools stay in the request", expectAll(visible, true, "probe_read", ToolCodeRun))
 	var hidden []string
 	for _, in := range reg.List(agent.Ref()) {
-		if in.Layer.Kind != scope.LayerPreset && in.Name != "probe_unowned_native" {
+		if in.Layer.Kind != tools.LayerPreset && in.Name != "probe_unowned_native" {
 			hidden = append(hidden, in.Name)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/codemode/codemode/ptc"
 	"github.com/codemode/codemode/runtime"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -18,13 +17,13 @@ import (
 // through the registry, and checks what the pipeline saw.
 func TestNestedCallsThroughThePipeline(t *testing.T) {
 	reg := tools.New(tools.Options{})
-	reg.Register(scope.Global(), tools.Tool{Name: "structured", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "structured", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		return &tools.Result{Value: e.Arguments()}, nil
 	}})
-	reg.Register(scope.Global(), tools.Tool{Name: "text", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "text", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		return tools.TextResult("plain"), nil
 	}})
-	reg.Register(scope.Global(), tools.Tool{Name: "forbidden", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "forbidden", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		t.Error("a denied tool ran")
 		return nil, nil
 	}})
@@ -49,7 +48,7 @@ func TestNestedCallsThroughThePipeline(t *testing.T) {
 	}
 	defer rt.Close()
 	var out runtime.Outcome
-	reg.Register(scope.Global(), tools.Tool{Name: "program", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "program", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		c := ptc.New(reg, e)
 		out = rt.Run(ctx, runtime.Request{Code: `
 const a = await tools.structured({ x: 1 });
@@ -98,7 +97,7 @@ func TestCallDirect(t *testing.T) {
 	var parent *tools.Execution
 	done := make(chan struct{})
 	release := make(chan struct{})
-	reg.Register(scope.Global(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		parent = e
 		close(done)
 		<-release

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-
-	"github.com/codemode/codemode/scope"
 )
 
 // BenchmarkExecute: a no-op tool through the full pipeline with one
@@ -14,7 +12,7 @@ import (
 //	go test -run '^$' -bench BenchmarkExecute -benchmem ./tools
 func BenchmarkExecute(b *testing.B) {
 	r := New(Options{})
-	r.Register(scope.Global(), Tool{Name: "noop", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
+	r.Register(GlobalLayer(), Tool{Name: "noop", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
 	r.OnPreExecute(func(ctx context.Context, e *Execution, next func() Decision) Decision { return next() })
 	r.AddGuard(func(e *Execution) string { return "" })
 	args := json.RawMessage(`{}`)
@@ -31,7 +29,7 @@ func BenchmarkExecute(b *testing.B) {
 // ({text: string}, required, no extra properties).
 func BenchmarkExecuteValidated(b *testing.B) {
 	r := New(Options{})
-	r.Register(scope.Global(), echoTool())
+	r.Register(GlobalLayer(), echoTool())
 	r.OnPreExecute(func(ctx context.Context, e *Execution, next func() Decision) Decision { return next() })
 	r.AddGuard(func(e *Execution) string { return "" })
 	args := json.RawMessage(`{"text":"hello"}`)

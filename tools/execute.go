@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/codemode/codemode/tools/errs"
 	"log/slog"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // Input is what a caller passes to Execute.

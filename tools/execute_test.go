@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools/errs"
 )
 
@@ -42,7 +41,7 @@ func newHarness(t *testing.T, opts Options, extra ...Tool) *harness {
 			h.mu.Unlock()
 			return inner(ctx, e)
 		}
-		if _, err := h.r.Register(scope.Global(), tool); err != nil {
+		if _, err := h.r.Register(GlobalLayer(), tool); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -227,12 +226,12 @@ func TestNestedExecution(t *testing.T) {
 		parentID, root string
 		nested         bool
 	}
-	r.Register(scope.Global(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	r.Register(GlobalLayer(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		inner.parentID, inner.root, inner.nested = e.ParentCallID(), e.RootCallID(), !e.Parent().IsZero()
 		return TextResult("leaf"), nil
 	}})
 	var stale Token
-	r.Register(scope.Global(), Tool{Name: "outer", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	r.Register(GlobalLayer(), Tool{Name: "outer", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		stale = e.Token()
 		res := r.Execute(ctx, Input{CallID: e.CallID() + ":ptc:1", RootCallID: e.RootCallID(), Name: "leaf", Parent: e.Token(), Agent: e.Agent()})
 		return res, nil
@@ -256,8 +255,8 @@ func TestNestedExecution(t *testing.T) {
 	}
 	// Nor does a token of another registry.
 	other := New(Options{})
-	other.Register(scope.Global(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
-	r.Register(scope.Global(), Tool{Name: "cross", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	other.Register(GlobalLayer(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
+	r.Register(GlobalLayer(), Tool{Name: "cross", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		return other.Execute(ctx, Input{CallID: "x", Name: "leaf", Parent: e.Token()}), nil
 	}})
 	res = r.Execute(context.Background(), Input{CallID: "c", Name: "cross"})
@@ -271,18 +270,18 @@ func TestRegister(t *testing.T) {
 	noop := func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }
 	tests := []struct {
 		name    string
-		layer   scope.Layer
+		layer   Layer
 		tool    Tool
 		wantErr string
 	}{
-		{"ok", scope.Global(), Tool{Name: "a", Handler: noop}, ""},
-		{"reserved", scope.Global(), Tool{Name: "run_code", Handler: noop}, "reserved"},
-		{"duplicate in a layer", scope.Global(), Tool{Name: "a", Handler: noop}, "already registered"},
-		{"same name in another layer", scope.Preset("p"), Tool{Name: "a", Handler: noop}, ""},
-		{"empty", scope.Global(), Tool{Handler: noop}, "empty name"},
-		{"no handler", scope.Global(), Tool{Name: "b"}, "no handler"},
-		{"bad schema json", scope.Global(), Tool{Name: "c", Handler: noop, InputSchema: json.RawMessage(`{`)}, "input schema"},
-		{"unresolvable schema", scope.Global(), Tool{Name: "d", Handler: noop, InputSchema: json.RawMessage(`{"$ref":"#/$defs/missing"}`)}, "input schema"},
+		{"ok", GlobalLayer(), Tool{Name: "a", Handler: noop}, ""},
+		{"reserved", GlobalLayer(), Tool{Name: "run_code", Handler: noop}, "reserved"},
+		{"duplicate in a layer", GlobalLayer(), Tool{Name: "a", Handler: noop}, "already registered"},
+		{"same name in another layer", PresetLayer("p"), Tool{Name: "a", Handler: noop}, ""},
+		{"empty", GlobalLayer(), Tool{Handler: noop}, "empty name"},
+		{"no handler", GlobalLayer(), Tool{Name: "b"}, "no handler"},
+		{"bad schema json", GlobalLayer(), Tool{Name: "c", Handler: noop, InputSchema: json.RawMessage(`{`)}, "input schema"},
+		{"unresolvable schema", GlobalLayer(), Tool{Name: "d", Handler: noop, InputSchema: json.RawMessage(`{"$ref":"#/$defs/missing"}`)}, "input schema"},
 	}
 	for _, tt := range tests {
 		_, err := r.Register(tt.layer, tt.tool)
@@ -290,7 +289,7 @@ func TestRegister(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.wantErr)
 		}
 	}
-	rm, _ := r.Register(scope.Agent("a1"), Tool{Name: "team", Handler: noop})
+	rm, _ := r.Register(AgentLayer("a1"), Tool{Name: "team", Handler: noop})
 	if _, ok := r.Lookup("team", &Agent{ID: "a1", Preset: "p"}); !ok {
 		t.Fatal("agent tool not visible to its agent")
 	}
@@ -304,7 +303,7 @@ func TestRegister(t *testing.T) {
 	if !r.Owned("a", "p") == true && r.Owned("a", "p") {
 		t.Fatal("unreachable")
 	}
-	if info, ok := r.GetIn("a", "p"); !ok || info.Layer != scope.Preset("p") {
+	if info, ok := r.GetIn("a", "p"); !ok || info.Layer != PresetLayer("p") {
 		t.Fatalf("GetIn: got %+v", info)
 	}
 	if _, ok := r.Get("a"); !ok {
@@ -318,8 +317,8 @@ func TestRegister(t *testing.T) {
 func TestRegistrationUpdate(t *testing.T) {
 	r := New(Options{})
 	changes := 0
-	stopWatching := r.OnChange(func(l scope.Layer) {
-		if l != scope.Global() {
+	stopWatching := r.OnChange(func(l Layer) {
+		if l != GlobalLayer() {
 			t.Errorf("OnChange: got layer %v, want global", l)
 		}
 		changes++
@@ -327,7 +326,7 @@ func TestRegistrationUpdate(t *testing.T) {
 	answer := func(v string) Handler {
 		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
 	}
-	g, err := r.Add(scope.Global(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
+	g, err := r.Add(GlobalLayer(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +373,7 @@ func TestRegistrationUpdate(t *testing.T) {
 		t.Errorf("OnChange ran %d times, want 3", changes)
 	}
 	stopWatching()
-	rm, _ := r.Register(scope.Global(), Tool{Name: "u", Handler: answer("u")})
+	rm, _ := r.Register(GlobalLayer(), Tool{Name: "u", Handler: answer("u")})
 	rm()
 	if changes != 3 {
 		t.Errorf("OnChange ran after its removal")
@@ -388,7 +387,7 @@ func TestRegistrationUpdateIsAtomic(t *testing.T) {
 	answer := func(v string) Handler {
 		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
 	}
-	g, _ := r.Add(scope.Global(), Tool{Name: "t", Handler: answer("old")})
+	g, _ := r.Add(GlobalLayer(), Tool{Name: "t", Handler: answer("old")})
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 2 {

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools/errs"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -25,11 +24,11 @@ type Agent struct {
 	Preset string
 }
 
-func (a *Agent) view() scope.View {
+func (a *Agent) view() view {
 	if a == nil {
-		return scope.View{}
+		return view{}
 	}
-	return scope.View{Preset: a.Preset, Agent: a.ID}
+	return view{Preset: a.Preset, Agent: a.ID}
 }
 
 // Options configures a Registry. The zero value means the defaults.
@@ -63,7 +62,7 @@ const MaxNameBytes = 512
 type Registry struct {
 	opts   Options
 	log    *slog.Logger
-	tools  scope.Table[*registered]
+	tools  table[*registered]
 	prompt promptTables
 
 	pre     listeners[PreExecute]
@@ -72,14 +71,14 @@ type Registry struct {
 	post    listeners[PostExecute]
 	subs    listeners[func(ResultEvent)]
 	asm     listeners[AssembleHook]
-	changes listeners[func(scope.Layer)]
+	changes listeners[func(Layer)]
 	gen     atomic.Uint64 // bumped on every tool registration, update and removal
 }
 
 type registered struct {
 	tool   Tool
 	schema *jsonschema.Resolved // nil: the schema accepts every object
-	layer  scope.Layer
+	layer  Layer
 }
 
 // New returns an empty registry.
@@ -140,7 +139,7 @@ func (l *listeners[T]) load() []*T {
 // Register adds t to layer l. It fails for the reserved name, an empty name,
 // a missing handler, a schema that does not resolve, or a name the layer
 // already has. The returned remove unregisters it (idempotent).
-func (r *Registry) Register(l scope.Layer, t Tool) (remove func(), err error) {
+func (r *Registry) Register(l Layer, t Tool) (remove func(), err error) {
 	g, err := r.Add(l, t)
 	if err != nil {
 		return nil, err
@@ -156,13 +155,13 @@ var ErrRemoved = errors.New("the registration was removed")
 type Registration struct {
 	r     *Registry
 	name  string
-	layer scope.Layer
-	slot  *scope.Slot[*registered]
+	layer Layer
+	slot  *slot[*registered]
 	once  sync.Once
 }
 
 // Add is Register returning the Registration.
-func (r *Registry) Add(l scope.Layer, t Tool) (*Registration, error) {
+func (r *Registry) Add(l Layer, t Tool) (*Registration, error) {
 	g, err := r.prepare(l, t)
 	if err != nil {
 		return nil, err
@@ -203,7 +202,7 @@ func (g *Registration) Remove() {
 }
 
 // prepare checks a definition and resolves its input schema.
-func (r *Registry) prepare(l scope.Layer, t Tool) (*registered, error) {
+func (r *Registry) prepare(l Layer, t Tool) (*registered, error) {
 	switch {
 	case t.Name == "":
 		return nil, errors.New("tools: register: empty name")
@@ -231,7 +230,7 @@ func (r *Registry) prepare(l scope.Layer, t Tool) (*registered, error) {
 
 // changed records a change of the tool set: the generation moves and the
 // OnChange listeners run.
-func (r *Registry) changed(l scope.Layer) {
+func (r *Registry) changed(l Layer) {
 	r.gen.Add(1)
 	for _, fn := range r.changes.load() {
 		func() {
@@ -249,7 +248,7 @@ func (r *Registry) changed(l scope.Layer) {
 // registration, an update or a removal. fn runs synchronously on the
 // goroutine that made the change and must not block; a burst of changes
 // calls it once per change.
-func (r *Registry) OnChange(fn func(scope.Layer)) (remove func()) { return r.changes.add(fn) }
+func (r *Registry) OnChange(fn func(Layer)) (remove func()) { return r.changes.add(fn) }
 
 // Generation changes whenever a tool is registered or removed, so callers
 // can cache what they derive from the tool set (listings, catalogs).
@@ -261,7 +260,7 @@ type Info struct {
 	Description  string
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
-	Layer        scope.Layer
+	Layer        Layer
 }
 
 func (g *registered) info() Info {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/codemode/codemode/tools/errs"
 )
 

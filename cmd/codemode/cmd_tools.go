@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"net"
+	"net/http"
+	"os"
+
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/front"
 	"github.com/codemode/codemode/internal/httpfence"
 	"github.com/codemode/codemode/internal/upstream"
-	"net"
-	"net/http"
-	"os"
 )
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) int {

@@ -11,7 +11,6 @@ import (
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/runtime"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -138,7 +137,7 @@ var (
 // called "fake" gets, so in-process numbers measure codemode and not a
 // pipe.
 func registerFakeTools(reg *tools.Registry) error {
-	if _, err := reg.Register(scope.Global(), tools.Tool{
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        ToolTicker,
 		Description: "Look up the current price of a stock ticker symbol (fake, deterministic).",
 		InputSchema: tickerSchema,
@@ -154,7 +153,7 @@ func registerFakeTools(reg *tools.Registry) error {
 	}); err != nil {
 		return fmt.Errorf("registering %s: %w", ToolTicker, err)
 	}
-	if _, err := reg.Register(scope.Global(), tools.Tool{
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        ToolEcho,
 		Description: "Return the given text.",
 		InputSchema: echoSchema,

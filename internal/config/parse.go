@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/codemode/codemode/tools/errs"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // parser collects issues while it walks the document, so one run reports

@@ -64,8 +64,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
-	s.unwatch = opts.Host.Registry.OnChange(func(l scope.Layer) {
-		if l.Kind != scope.LayerAgent || s.hasAgent(l.Key) {
+	s.unwatch = opts.Host.Registry.OnChange(func(l tools.Layer) {
+		if l.Kind != tools.LayerAgent || s.hasAgent(l.Key) {
 			s.toolsChanged()
 		}
 	})

@@ -15,7 +15,6 @@ import (
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/internal/golden"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
@@ -29,7 +28,7 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.Clie
 	host := codemode.NewHost(tools.Options{})
 	t.Cleanup(func() { host.Close() })
 	reg := host.Registry
-	_, err := reg.Register(scope.Global(), tools.Tool{Name: "mcp__fake__ticker", Description: "Quote for a symbol.",
+	_, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__ticker", Description: "Quote for a symbol.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"],"additionalProperties":false}`),
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			var a struct{ Symbol string }
@@ -174,7 +173,7 @@ func TestToolListChanged(t *testing.T) {
 	if strings.Contains(describe(), "mcp__fake__weather") {
 		t.Fatal("the catalog lists a tool that does not exist yet")
 	}
-	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
+	remove, err := host.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			return tools.TextResult("sunny"), nil
 		}})
@@ -215,7 +214,7 @@ func TestListChangedProbeLogsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
+	remove, err := host.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

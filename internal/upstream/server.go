@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/config"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -441,11 +440,11 @@ func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
 	return def, nil
 }
 
-func (s *server) layer(name string) scope.Layer {
+func (s *server) layer(name string) tools.Layer {
 	if s.m.native[name] {
-		return scope.Preset(s.m.opts.PresetKey)
+		return tools.PresetLayer(s.m.opts.PresetKey)
 	}
-	return scope.Global()
+	return tools.GlobalLayer()
 }
 
 // register adds def in its layer. An input schema our validator cannot
@@ -454,7 +453,7 @@ func (s *server) layer(name string) scope.Layer {
 func (s *server) register(def tools.Tool) (*tools.Registration, error) {
 	l := s.layer(def.Name)
 	reg, err := s.m.reg.Add(l, def)
-	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, scope.ErrDuplicate) {
+	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, tools.ErrDuplicate) {
 		s.warnSchema(def.Name, err)
 		def.InputSchema = nil
 		reg, err = s.m.reg.Add(l, def)

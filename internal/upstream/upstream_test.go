@@ -23,7 +23,6 @@ import (
 
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -188,9 +187,9 @@ func TestToolsRegistered(t *testing.T) {
 			t.Errorf("%s: not registered", full)
 			continue
 		}
-		wantLayer := scope.Global()
+		wantLayer := tools.GlobalLayer()
 		if name == "echo" {
-			wantLayer = scope.Preset("cm")
+			wantLayer = tools.PresetLayer("cm")
 		}
 		if info.Layer != wantLayer {
 			t.Errorf("%s: got layer %v, want %v", full, info.Layer, wantLayer)
@@ -231,7 +230,7 @@ func TestCallRoundTripWithProvenance(t *testing.T) {
 
 	// A nested call (as ptc makes them) carries all three ids.
 	var nested *tools.Result
-	_, err := h.reg.Register(scope.Global(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	_, err := h.reg.Register(tools.GlobalLayer(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		nested = h.reg.Execute(ctx, tools.Input{
 			CallID: e.CallID() + ":ptc:1", RootCallID: e.RootCallID(), Parent: e.Token(),
 			Name: "mcp__fake__echo", Arguments: map[string]any{"text": "nested"}, Timeout: 10 * time.Second,
