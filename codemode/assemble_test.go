@@ -31,18 +31,18 @@ func mustRegister(t testing.TB, reg *tools.Registry, l tools.Layer, name, desc s
 // world is a host with tools in every layer: the fixture of the assembly
 // goldens and the guard tests.
 type world struct {
-	host   *Host
+	host   *testHost
 	preset *scope.Scope
 	std    *scope.Scope
-	agent  *Agent
-	stdAg  *Agent
+	agent  *tools.Agent
+	stdAg  *tools.Agent
 	plugin *Plugin
 	logs   *bytes.Buffer
 }
 
 func newWorld(t testing.TB, hostMounted bool, opts Options) *world {
 	t.Helper()
-	w := &world{host: NewHost(tools.Options{}), logs: &bytes.Buffer{}}
+	w := &world{host: newTestHost(), logs: &bytes.Buffer{}}
 	t.Cleanup(func() { w.host.Close() })
 	reg := w.host.Registry
 	w.preset = w.host.Preset("codemode")
@@ -68,7 +68,7 @@ func newWorld(t testing.TB, hostMounted bool, opts Options) *world {
 	if hostMounted {
 		parent = w.host.Scope
 	}
-	p, err := Mount(w.host, parent, opts)
+	p, err := Mount(w.host.Registry, parent, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,32 +109,32 @@ func TestAssemblyGolden(t *testing.T) {
 	}
 
 	w := newWorld(t, false, Options{})
-	a, err := w.host.Registry.Assemble(ctx, w.stdAg.Ref(), tools.AssembleOptions{})
+	a, err := w.host.Registry.Assemble(ctx, w.stdAg, tools.AssembleOptions{})
 	add("standard-preset", a, err)
 	// The standard preset's assembly is byte-identical with and without the
 	// plugin.
 	before := render(a)
 
-	a, err = w.host.Registry.Assemble(ctx, w.agent.Ref(), tools.AssembleOptions{})
+	a, err = w.host.Registry.Assemble(ctx, w.agent, tools.AssembleOptions{})
 	add("code-mode-preset", a, err)
 
 	rm, err := w.host.Registry.AddSection(tools.PresetLayer("codemode"), tools.Section{Name: "tools:sdk", Text: "SDK docs that code mode replaces."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err = w.host.Registry.Assemble(ctx, w.agent.Ref(), tools.AssembleOptions{})
+	a, err = w.host.Registry.Assemble(ctx, w.agent, tools.AssembleOptions{})
 	add("tools-sdk-replaced", a, err)
 	rm()
 
 	w.plugin.Close()
-	a, _ = w.host.Registry.Assemble(ctx, w.stdAg.Ref(), tools.AssembleOptions{})
+	a, _ = w.host.Registry.Assemble(ctx, w.stdAg, tools.AssembleOptions{})
 	if got := render(a); got != before {
 		t.Errorf("standard assembly changed with the plugin mounted:\n%s\nvs\n%s", before, got)
 	}
 
 	hw := newWorld(t, true, Options{})
 	for range 3 {
-		a, err = hw.host.Registry.Assemble(ctx, hw.agent.Ref(), tools.AssembleOptions{})
+		a, err = hw.host.Registry.Assemble(ctx, hw.agent, tools.AssembleOptions{})
 	}
 	add("host-mounted-fallback", a, err)
 	files = append(files, txtar.File{Name: "host-mounted-fallback.log", Data: hw.logs.Bytes()})
@@ -151,13 +151,13 @@ func TestGuard(t *testing.T) {
 		wantCode errs.Code
 		wantText string
 	}{
-		{"direct call to a masked MCP tool", tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent.Ref()}, errs.CodeDenied, `await tools[\"mcp__fake__ticker\"]({\"q\":\"AAPL\"})`},
-		{"direct call to an agent-layer tool", tools.Input{CallID: "c2", Name: "team_send", Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
-		{"direct call to a discovery tool", tools.Input{CallID: "c3", Name: ToolSearch, Arguments: map[string]any{"query": "x"}, Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
-		{"a call id that only looks nested", tools.Input{CallID: "c4:ptc:1", Name: "profile_bundle", Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
-		{"unknown name", tools.Input{CallID: "c5", Name: "mcp__fake__tickr", Agent: w.agent.Ref()}, errs.CodeUnknownTool, `did you mean "mcp__fake__ticker"`},
-		{"an owned tool passes", tools.Input{CallID: "c6", Name: "read", Agent: w.agent.Ref()}, "", ""},
-		{"another preset's agent is not guarded", tools.Input{CallID: "c7", Name: "mcp__fake__ticker", Agent: w.stdAg.Ref()}, "", ""},
+		{"direct call to a masked MCP tool", tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent}, errs.CodeDenied, `await tools[\"mcp__fake__ticker\"]({\"q\":\"AAPL\"})`},
+		{"direct call to an agent-layer tool", tools.Input{CallID: "c2", Name: "team_send", Agent: w.agent}, errs.CodeDenied, "only inside code_run"},
+		{"direct call to a discovery tool", tools.Input{CallID: "c3", Name: ToolSearch, Arguments: map[string]any{"query": "x"}, Agent: w.agent}, errs.CodeDenied, "only inside code_run"},
+		{"a call id that only looks nested", tools.Input{CallID: "c4:ptc:1", Name: "profile_bundle", Agent: w.agent}, errs.CodeDenied, "only inside code_run"},
+		{"unknown name", tools.Input{CallID: "c5", Name: "mcp__fake__tickr", Agent: w.agent}, errs.CodeUnknownTool, `did you mean "mcp__fake__ticker"`},
+		{"an owned tool passes", tools.Input{CallID: "c6", Name: "read", Agent: w.agent}, "", ""},
+		{"another preset's agent is not guarded", tools.Input{CallID: "c7", Name: "mcp__fake__ticker", Agent: w.stdAg}, "", ""},
 	}
 	for _, tt := range tests {
 		res := reg.Execute(ctx, tt.in)
@@ -177,7 +177,7 @@ func TestGuardHintRuns(t *testing.T) {
 	w := newWorld(t, false, Options{})
 	reg := w.host.Registry
 	ctx := context.Background()
-	res := reg.Execute(ctx, tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent.Ref()})
+	res := reg.Execute(ctx, tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent})
 	text := res.TextOf()
 	i := strings.Index(text, `{"code":`)
 	if i < 0 {
@@ -187,7 +187,7 @@ func TestGuardHintRuns(t *testing.T) {
 	if err := json.NewDecoder(strings.NewReader(text[i:])).Decode(&args); err != nil {
 		t.Fatalf("hint arguments are not JSON: %v", err)
 	}
-	run := reg.Execute(ctx, tools.Input{CallID: "c2", Name: ToolCodeRun, Arguments: args, Agent: w.agent.Ref()})
+	run := reg.Execute(ctx, tools.Input{CallID: "c2", Name: ToolCodeRun, Arguments: args, Agent: w.agent})
 	if run.IsError {
 		t.Fatalf("the hint's program failed: %s", run.TextOf())
 	}

@@ -32,8 +32,8 @@ func BenchmarkCodeRun(b *testing.B) {
 
 // noopHost mounts code mode in mode next to a global no-op tool,
 // mcp__fake__noop, and returns the host and an agent of the preset.
-func noopHost(b *testing.B, mode Mode) (*Host, *Agent) {
-	h := NewHost(tools.Options{})
+func noopHost(b *testing.B, mode Mode) (*testHost, *tools.Agent) {
+	h := newTestHost()
 	b.Cleanup(func() { h.Close() })
 	preset := h.Preset("codemode")
 	if _, err := h.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
@@ -42,7 +42,7 @@ func noopHost(b *testing.B, mode Mode) (*Host, *Agent) {
 		}}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Mount(h, preset, Options{Mode: mode}); err != nil {
+	if _, err := Mount(h.Registry, preset, Options{Mode: mode}); err != nil {
 		b.Fatal(err)
 	}
 	agent, err := h.NewAgent(preset, "bench")
@@ -65,7 +65,7 @@ func benchCodeRun(b *testing.B, mode Mode) {
 			b.ReportAllocs()
 			args := map[string]any{"code": code}
 			for b.Loop() {
-				res := h.Registry.Execute(context.Background(), tools.Input{CallID: "b", Name: ToolCodeRun, Arguments: args, Agent: agent.Ref()})
+				res := h.Registry.Execute(context.Background(), tools.Input{CallID: "b", Name: ToolCodeRun, Arguments: args, Agent: agent})
 				if res.IsError {
 					b.Fatal(res.TextOf())
 				}
@@ -91,5 +91,5 @@ func BenchmarkPTCCall(b *testing.B) {
 		}
 		return nil, nil
 	}})
-	h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent.Ref()})
+	h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent})
 }

@@ -79,9 +79,9 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 // program's cost, so the names are cached per view until the tool set
 // changes.
 func (p *Plugin) bindings(agent *tools.Agent) []string {
-	var key tools.Agent
+	var key bindingKey
 	if agent != nil {
-		key = *agent
+		key = bindingKey{agent.ID(), agent.Preset()}
 	}
 	gen := p.reg.Generation()
 	p.mu.Lock()
@@ -106,23 +106,22 @@ func (p *Plugin) bindings(agent *tools.Agent) []string {
 
 const maxBindingCache = 1024
 
+// bindingKey is a view: an agent's id and preset.
+type bindingKey struct{ id, preset string }
+
 type bindingEntry struct {
 	gen   uint64
 	names []string // shared: never modified after caching
 }
 
 // owner is the state owner of agent's programs: the agent itself (CONTRACT
-// §6's default). Per-call mode, or an agent the host does not know, has no
-// owner: each run gets a fresh environment.
+// §6's default). Per-call mode, or a call without an agent, has no owner:
+// each run gets a fresh environment.
 func (p *Plugin) owner(agent *tools.Agent) runtime.Owner {
 	if p.opts.Mode != Persistent || agent == nil {
 		return runtime.Owner{}
 	}
-	a, ok := p.host.Agent(agent.ID)
-	if !ok {
-		return runtime.Owner{}
-	}
-	return p.envs.Owner(a.Scope, provider)
+	return p.envs.Owner(agent.Scope(), provider)
 }
 
 // renderOutcome turns a run into code_run's result: console output, then

@@ -30,11 +30,11 @@ func TestCodeRunResultShape(t *testing.T) {
 	if logs, _ := json.Marshal(res.Err.Info["logs"]); string(logs) != `[{"level":"log","text":"x"}]` {
 		t.Errorf("error logs: got %s", logs)
 	}
-	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while(true){}", "timeoutMs": 50}, Agent: w.agent.Ref()})
+	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while(true){}", "timeoutMs": 50}, Agent: w.agent})
 	if !res.IsError || res.Err.Code != errs.CodeTimeout {
 		t.Errorf("timeoutMs: got %q", res.TextOf())
 	}
-	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "n", Name: ToolCodeRun, Arguments: map[string]any{"code": `return await tools.code_run({ code: "return 1" })`}, Agent: w.agent.Ref()})
+	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "n", Name: ToolCodeRun, Arguments: map[string]any{"code": `return await tools.code_run({ code: "return 1" })`}, Agent: w.agent})
 	if !res.IsError || !strings.Contains(res.TextOf(), "cannot be called from inside a program") {
 		t.Errorf("nested code_run: got %q", res.TextOf())
 	}
@@ -57,7 +57,7 @@ func TestPersistentModeAndDebug(t *testing.T) {
 		if s.reset {
 			args["reset"] = true
 		}
-		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: args, Agent: w.agent.Ref()})
+		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: args, Agent: w.agent})
 		if res.IsError {
 			t.Fatalf("step %d: %s", i, res.TextOf())
 		}
@@ -83,7 +83,7 @@ func TestPersistentModeAndDebug(t *testing.T) {
 	}
 	// Disposing the agent releases its environment.
 	before := w.plugin.Environments().Len()
-	w.agent.Scope.Dispose()
+	w.agent.Scope().Dispose()
 	if after := w.plugin.Environments().Len(); after != before-1 {
 		t.Errorf("environments: %d before the agent ended, %d after", before, after)
 	}
@@ -116,7 +116,7 @@ func TestNestedBodyIgnoringCancellation(t *testing.T) {
 				"return await Promise.all([tools.mcp__fake__stubborn({}), tools.mcp__fake__ticker({})])",
 			} {
 				start := time.Now()
-				res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: map[string]any{"code": code, "timeoutMs": 100}, Agent: w.agent.Ref()})
+				res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: map[string]any{"code": code, "timeoutMs": 100}, Agent: w.agent})
 				took := time.Since(start)
 				if !res.IsError || res.Err.Code != errs.CodeTimeout {
 					t.Errorf("%s: got %q, want TIMEOUT", code, res.TextOf())

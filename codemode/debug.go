@@ -40,7 +40,7 @@ type debugCall struct {
 func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcome) {
 	id := ""
 	if agent != nil {
-		id = agent.ID
+		id = agent.ID()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -48,8 +48,8 @@ func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcom
 	if st == nil {
 		st = &debugState{}
 		p.debug[id] = st
-		if a, ok := p.host.Agent(id); ok {
-			a.Scope.Effect(func() { p.mu.Lock(); delete(p.debug, id); p.mu.Unlock() })
+		if agent != nil {
+			agent.Scope().Effect(func() { p.mu.Lock(); delete(p.debug, id); p.mu.Unlock() })
 		}
 	}
 	if out.Err != nil {
@@ -94,7 +94,7 @@ func toInt(v any) (int, bool) {
 func (p *Plugin) debugTool(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 	id := ""
 	if a := e.Agent(); a != nil {
-		id = a.ID
+		id = a.ID()
 	}
 	p.mu.Lock()
 	st := debugState{}

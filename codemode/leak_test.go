@@ -19,7 +19,7 @@ func TestNoLeakOnShutdown(t *testing.T) {
 		w := newWorld(t, false, Options{Mode: mode})
 		codeRun(t, w, w.agent, `return (await tools.mcp__fake__ticker({ q: "A" })).tool`)
 		codeRun(t, w, w.agent, `await Promise.all([1, 2, 3].map((i) => tools.mcp__fake__echo({ q: String(i) })))`)
-		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while (true) {}", "timeoutMs": 100}, Agent: w.agent.Ref()})
+		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while (true) {}", "timeoutMs": 100}, Agent: w.agent})
 		if res.Err == nil || res.Err.Code != errs.CodeTimeout {
 			t.Fatalf("%s: got %q, want TIMEOUT", mode, res.TextOf())
 		}

@@ -5,11 +5,12 @@
 //
 // # Mounting
 //
-//	host := codemode.NewHost(tools.Options{})
-//	preset := host.Preset("codemode")
-//	p, err := codemode.Mount(host, preset, codemode.Options{})
-//	agent, _ := host.NewAgent(preset, "session-1")
-//	asm, _ := host.Registry.Assemble(ctx, agent.Ref(), tools.AssembleOptions{})
+//	reg := tools.New(tools.Options{})
+//	host := scope.NewHost("host")
+//	preset := host.Child(scope.KindPreset, "codemode")
+//	p, err := codemode.Mount(reg, preset, codemode.Options{})
+//	agent, _ := reg.NewAgent(preset, "session-1")
+//	asm, _ := reg.Assemble(ctx, agent, tools.AssembleOptions{})
 //	// asm.Tools: the preset's own tools plus code_run
 //
 // Mount under a preset scope. Mounted at host level (no preset scope above
@@ -85,7 +86,6 @@ type Options struct {
 // was mounted under) unloads it: tools, hooks and every persistent
 // environment are released.
 type Plugin struct {
-	host      *Host
 	reg       *tools.Registry
 	opts      Options
 	scope     *scope.Scope // the plugin's own scope
@@ -99,12 +99,12 @@ type Plugin struct {
 
 	mu           sync.Mutex
 	debug        map[string]*debugState // by agent id
-	bindingCache map[tools.Agent]bindingEntry
+	bindingCache map[bindingKey]bindingEntry
 }
 
-// Mount registers the preset under parent (a preset scope, or the host
-// scope for the fallback).
-func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
+// Mount registers the preset in reg under parent (a preset scope, or the
+// host scope for the fallback).
+func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, error) {
 	switch opts.Mode {
 	case "":
 		opts.Mode = PerCall
@@ -115,7 +115,7 @@ func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
 	if opts.CatalogBudget <= 0 {
 		opts.CatalogBudget = defaultCatalogSz
 	}
-	p := &Plugin{host: host, reg: host.Registry, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[tools.Agent]bindingEntry{}, log: opts.Logger}
+	p := &Plugin{reg: reg, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[bindingKey]bindingEntry{}, log: opts.Logger}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/codemode/codemode/ptc"
 	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -35,7 +36,7 @@ func TestNestedCallsThroughThePipeline(t *testing.T) {
 	var calls []seen
 	reg.OnPreExecute(func(ctx context.Context, e *tools.Execution, next func() tools.Decision) tools.Decision {
 		mu.Lock()
-		calls = append(calls, seen{e.CallID(), e.RootCallID(), e.ParentCallID(), e.Agent().ID, !e.Parent().IsZero()})
+		calls = append(calls, seen{e.CallID(), e.RootCallID(), e.ParentCallID(), e.Agent().ID(), !e.Parent().IsZero()})
 		mu.Unlock()
 		if e.Name() == "forbidden" {
 			return tools.Deny{Reason: "policy says no"}
@@ -61,7 +62,12 @@ return { a, b, denied };`, Tools: ptc.Bindings(reg, e.Agent()), Call: c.Call})
 		}
 		return &tools.Result{Value: out.Value}, nil
 	}})
-	agent := &tools.Agent{ID: "agent-1"}
+	host := scope.NewHost("host")
+	defer host.Dispose()
+	agent, err := reg.NewAgent(host, "agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	res := reg.Execute(context.Background(), tools.Input{CallID: "root", Name: "program", Agent: agent})
 	if res.IsError {
 		t.Fatal(res.Err)

@@ -26,10 +26,10 @@ func TestAssemble(t *testing.T) {
 	mustCtx(GlobalLayer(), PromptContext{Name: "sandbox:policy", Order: 110, Text: "sandbox"})
 	mustCtx(GlobalLayer(), PromptContext{Name: "working-directory", Order: 100, Text: "cwd", Required: true})
 	mustCtx(GlobalLayer(), PromptContext{Name: "empty", Order: 1, Text: ""})
-	mustCtx(PresetLayer("std"), PromptContext{Name: "probe", Order: 550, TextFunc: func(a *Agent) string { return "agent=" + a.ID }})
+	mustCtx(PresetLayer("std"), PromptContext{Name: "probe", Order: 550, TextFunc: func(a *Agent) string { return "agent=" + a.ID() }})
 	mustCtx(AgentLayer("a1"), PromptContext{Name: "team", Order: 125, Text: "team"})
 
-	agent := &Agent{ID: "a1", Preset: "std"}
+	agent := &Agent{id: "a1", preset: "std"}
 	tests := []struct {
 		name         string
 		opts         AssembleOptions

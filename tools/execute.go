@@ -428,7 +428,7 @@ func (r *Registry) finalize(e *Execution, res *Result) {
 		Name: e.name, Duration: time.Since(e.start), IsError: res.IsError,
 	}
 	if e.agent != nil {
-		ev.Agent = e.agent.ID
+		ev.Agent = e.agent.id
 	}
 	if res.Err != nil {
 		ev.Code = res.Err.Code

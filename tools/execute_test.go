@@ -290,14 +290,14 @@ func TestRegister(t *testing.T) {
 		}
 	}
 	rm, _ := r.Register(AgentLayer("a1"), Tool{Name: "team", Handler: noop})
-	if _, ok := r.Lookup("team", &Agent{ID: "a1", Preset: "p"}); !ok {
+	if _, ok := r.Lookup("team", &Agent{id: "a1", preset: "p"}); !ok {
 		t.Fatal("agent tool not visible to its agent")
 	}
-	if _, ok := r.Lookup("team", &Agent{ID: "a2", Preset: "p"}); ok {
+	if _, ok := r.Lookup("team", &Agent{id: "a2", preset: "p"}); ok {
 		t.Fatal("agent tool visible to another agent")
 	}
 	rm()
-	if _, ok := r.Lookup("team", &Agent{ID: "a1"}); ok {
+	if _, ok := r.Lookup("team", &Agent{id: "a1"}); ok {
 		t.Fatal("removed tool still visible")
 	}
 	if !r.Owned("a", "p") == true && r.Owned("a", "p") {
@@ -309,7 +309,7 @@ func TestRegister(t *testing.T) {
 	if _, ok := r.Get("a"); !ok {
 		t.Fatal("Get")
 	}
-	if got := len(r.List(&Agent{ID: "a1", Preset: "p"})); got != 1 {
+	if got := len(r.List(&Agent{id: "a1", preset: "p"})); got != 1 {
 		t.Fatalf("List: got %d tools, want 1 (preset shadows global)", got)
 	}
 }

@@ -17,19 +17,6 @@ import (
 // built-in code runner, and a second tool under that name would shadow it.
 const ReservedName = "run_code"
 
-// Agent identifies the agent a call runs for. Preset is the key of the
-// agent's preset (its view's preset layer).
-type Agent struct {
-	ID     string
-	Preset string
-}
-
-func (a *Agent) view() view {
-	if a == nil {
-		return view{}
-	}
-	return view{Preset: a.Preset, Agent: a.ID}
-}
 
 // Options configures a Registry. The zero value means the defaults.
 type Options struct {
@@ -73,6 +60,9 @@ type Registry struct {
 	asm     listeners[AssembleHook]
 	changes listeners[func(Layer)]
 	gen     atomic.Uint64 // bumped on every tool registration, update and removal
+
+	agentsMu sync.Mutex
+	agentIDs map[string]bool // the IDs of live agents: an agent layer is keyed by ID
 }
 
 type registered struct {
@@ -83,7 +73,7 @@ type registered struct {
 
 // New returns an empty registry.
 func New(opts Options) *Registry {
-	r := &Registry{opts: opts, log: opts.Logger}
+	r := &Registry{opts: opts, log: opts.Logger, agentIDs: map[string]bool{}}
 	if r.opts.Approver == nil {
 		r.opts.Approver = RefuseAll
 	}

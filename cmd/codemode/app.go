@@ -117,9 +117,11 @@ func pluginOptions(cfg *config.Config, log *slog.Logger) codemode.Options {
 	}
 }
 
-// app is a mounted code-mode host: registry, upstream servers, preset.
+// app is a mounted code-mode host: the scope tree (host → preset), the
+// registry, the upstream servers and the preset.
 type app struct {
-	host     *codemode.Host
+	host     *scope.Scope
+	reg      *tools.Registry
 	preset   *scope.Scope
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
@@ -128,15 +130,16 @@ type app struct {
 
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
 	a := &app{log: log}
-	a.host = codemode.NewHost(tools.Options{Logger: log, MaxArgumentBytes: int(cfg.CodeMode.MaxArgumentBytes)})
-	a.preset = a.host.Preset(presetKey)
-	m, err := upstream.Start(ctx, a.host.Registry, cfg.Servers, upstream.Options{PresetKey: presetKey, Native: cfg.CodeMode.Native, Logger: log})
+	a.host = scope.NewHost("host")
+	a.reg = tools.New(tools.Options{Logger: log, MaxArgumentBytes: int(cfg.CodeMode.MaxArgumentBytes)})
+	a.preset = a.host.Child(scope.KindPreset, presetKey)
+	m, err := upstream.Start(ctx, a.reg, cfg.Servers, upstream.Options{Logger: log})
 	if err != nil {
-		a.host.Close()
+		a.host.Dispose()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
-	a.plugin, err = codemode.Mount(a.host, a.preset, pluginOptions(cfg, log))
+	a.plugin, err = codemode.Mount(a.reg, a.preset, pluginOptions(cfg, log))
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -151,7 +154,7 @@ func (a *app) Close() {
 	if a.upstream != nil {
 		a.upstream.Close()
 	}
-	a.host.Close()
+	a.host.Dispose()
 }
 
 // resolveSelf lets a config name this binary as "codemode" (the fixture

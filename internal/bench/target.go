@@ -11,6 +11,7 @@ import (
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -36,10 +37,11 @@ type target interface {
 // Every run is a code_run through Registry.Execute, so nested calls take
 // the registry's whole pipeline (ptc).
 type stack struct {
-	host   *codemode.Host
+	host   *scope.Scope
+	reg    *tools.Registry
 	plugin *codemode.Plugin
 	rt     *runtime.Runtime
-	agents []*codemode.Agent
+	agents []*tools.Agent
 	seq    atomic.Int64
 }
 
@@ -62,24 +64,24 @@ func newStack(engine, mode string, agents int) (*stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &stack{host: codemode.NewHost(tools.Options{}), rt: rt}
-	if err := registerFakeTools(s.host.Registry); err != nil {
-		s.host.Close()
+	s := &stack{host: scope.NewHost("host"), reg: tools.New(tools.Options{}), rt: rt}
+	if err := registerFakeTools(s.reg); err != nil {
+		s.host.Dispose()
 		rt.Close()
 		return nil, err
 	}
-	preset := s.host.Preset("codemode")
+	preset := s.host.Child(scope.KindPreset, "codemode")
 	// No idle expiry: a slow row must not lose its state half-way (and
 	// there is then no sweeper goroutine to stop).
-	p, err := codemode.Mount(s.host, preset, codemode.Options{Runtime: rt, Mode: m, MaxEnvironments: max(64, agents), IdleTTL: -1})
+	p, err := codemode.Mount(s.reg, preset, codemode.Options{Runtime: rt, Mode: m, MaxEnvironments: max(64, agents), IdleTTL: -1})
 	if err != nil {
-		s.host.Close()
+		s.host.Dispose()
 		rt.Close()
 		return nil, err
 	}
 	s.plugin = p
 	for i := range agents {
-		a, err := s.host.NewAgent(preset, "bench-"+strconv.Itoa(i))
+		a, err := s.reg.NewAgent(preset, "bench-"+strconv.Itoa(i))
 		if err != nil {
 			s.close()
 			return nil, err
@@ -91,11 +93,11 @@ func newStack(engine, mode string, agents int) (*stack, error) {
 
 func (s *stack) run(ctx context.Context, agent int, code string) (json.RawMessage, error) {
 	id := "bench-" + strconv.FormatInt(s.seq.Add(1), 10)
-	res := s.host.Registry.Execute(ctx, tools.Input{
+	res := s.reg.Execute(ctx, tools.Input{
 		CallID:    id,
 		Name:      codemode.ToolCodeRun,
 		Arguments: map[string]any{"code": code},
-		Agent:     s.agents[agent].Ref(),
+		Agent:     s.agents[agent],
 	})
 	if res.IsError {
 		return nil, fmt.Errorf("code_run: %s", res.TextOf())
@@ -121,7 +123,7 @@ func (s *stack) close() {
 	// Disposing the plugin releases every persistent environment; the
 	// runtime is ours (Options.Runtime), so it is closed here, last.
 	s.plugin.Close()
-	s.host.Close()
+	s.host.Dispose()
 	s.rt.Close()
 }
 

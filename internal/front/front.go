@@ -30,8 +30,8 @@ var Version = "0.1.0"
 
 // Options configures a Server.
 type Options struct {
-	Host   *codemode.Host
-	Preset *scope.Scope // the preset the sessions' agents belong to
+	Registry *tools.Registry
+	Preset   *scope.Scope // the preset the sessions' agents belong to
 	// Logger receives session events. If nil, nothing is logged.
 	Logger *slog.Logger
 }
@@ -41,7 +41,7 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	mcp      *mcp.Server
-	sessions sync.Map // *mcp.ServerSession → *codemode.Agent
+	sessions sync.Map // *mcp.ServerSession → *tools.Agent
 	seq      atomic.Int64
 	calls    atomic.Int64
 	unwatch  func()
@@ -64,7 +64,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
-	s.unwatch = opts.Host.Registry.OnChange(func(l tools.Layer) {
+	s.unwatch = opts.Registry.OnChange(func(l tools.Layer) {
 		if l.Kind != tools.LayerAgent || s.hasAgent(l.Key) {
 			s.toolsChanged()
 		}
@@ -98,7 +98,7 @@ func (s *Server) toolsChanged() {
 func (s *Server) hasAgent(id string) bool {
 	found := false
 	s.sessions.Range(func(_, a any) bool {
-		found = a.(*codemode.Agent).ID == id
+		found = a.(*tools.Agent).ID() == id
 		return !found
 	})
 	return found
@@ -107,12 +107,12 @@ func (s *Server) hasAgent(id string) bool {
 // instructions assembles for a throw-away agent and returns the Code Mode
 // section.
 func (s *Server) instructions(ctx context.Context) (string, error) {
-	a, err := s.opts.Host.NewAgent(s.opts.Preset, "instructions-probe")
+	a, err := s.opts.Registry.NewAgent(s.opts.Preset, "instructions-probe")
 	if err != nil {
 		return "", err
 	}
-	defer a.Scope.Dispose()
-	asm, err := s.opts.Host.Registry.Assemble(ctx, a.Ref(), tools.AssembleOptions{})
+	defer a.Scope().Dispose()
+	asm, err := s.opts.Registry.Assemble(ctx, a, tools.AssembleOptions{})
 	if err != nil {
 		return "", fmt.Errorf("front: assemble: %w", err)
 	}
@@ -127,27 +127,27 @@ func (s *Server) instructions(ctx context.Context) (string, error) {
 // agentFor returns the session's agent, creating it on first use. The
 // agent (and so its persistent environments) is released when the session
 // ends.
-func (s *Server) agentFor(ss *mcp.ServerSession) (*codemode.Agent, error) {
+func (s *Server) agentFor(ss *mcp.ServerSession) (*tools.Agent, error) {
 	if a, ok := s.sessions.Load(ss); ok {
-		return a.(*codemode.Agent), nil
+		return a.(*tools.Agent), nil
 	}
 	id := "session-" + strconv.FormatInt(s.seq.Add(1), 10)
 	if sid := ss.ID(); sid != "" {
 		id += "-" + sid
 	}
-	a, err := s.opts.Host.NewAgent(s.opts.Preset, id)
+	a, err := s.opts.Registry.NewAgent(s.opts.Preset, id)
 	if err != nil {
 		return nil, err
 	}
 	if prev, loaded := s.sessions.LoadOrStore(ss, a); loaded {
-		a.Scope.Dispose()
-		return prev.(*codemode.Agent), nil
+		a.Scope().Dispose()
+		return prev.(*tools.Agent), nil
 	}
 	s.log.Info("front: session started", slog.String("agent", id))
 	go func() {
 		_ = ss.Wait()
 		s.sessions.Delete(ss)
-		a.Scope.Dispose()
+		a.Scope().Dispose()
 		s.log.Info("front: session ended", slog.String("agent", id))
 	}()
 	return a, nil
@@ -170,7 +170,7 @@ func (s *Server) listTools(ctx context.Context, r *mcp.ListToolsRequest) (*mcp.L
 	if err != nil {
 		return nil, err
 	}
-	asm, err := s.opts.Host.Registry.Assemble(ctx, a.Ref(), tools.AssembleOptions{})
+	asm, err := s.opts.Registry.Assemble(ctx, a, tools.AssembleOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +203,11 @@ func (s *Server) callTool(ctx context.Context, r *mcp.CallToolRequest) (*mcp.Cal
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	res := s.opts.Host.Registry.Execute(ctx, tools.Input{
+	res := s.opts.Registry.Execute(ctx, tools.Input{
 		CallID:    "mcp_" + strconv.FormatInt(s.calls.Add(1), 10),
 		Name:      r.Params.Name,
 		Arguments: args,
-		Agent:     a.Ref(),
+		Agent:     a,
 	})
 	return ToMCP(res), nil
 }

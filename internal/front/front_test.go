@@ -15,6 +15,7 @@ import (
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/internal/golden"
+	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
@@ -23,11 +24,11 @@ import (
 // newFront mounts code mode with in-process equivalents of the fake
 // server's ticker and echo, and connects a client over in-memory
 // transports. The client side logs the wire to w.
-func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.ClientSession, *codemode.Host) {
+func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.ClientSession, *tools.Registry) {
 	t.Helper()
-	host := codemode.NewHost(tools.Options{})
-	t.Cleanup(func() { host.Close() })
-	reg := host.Registry
+	host := scope.NewHost("host")
+	t.Cleanup(func() { host.Dispose() })
+	reg := tools.New(tools.Options{})
 	_, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__ticker", Description: "Quote for a symbol.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"],"additionalProperties":false}`),
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
@@ -38,11 +39,11 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.Clie
 	if err != nil {
 		t.Fatal(err)
 	}
-	preset := host.Preset("codemode")
-	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(context.Background(), Options{Host: host, Preset: preset})
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.Clie
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, host
+	return cs, reg
 }
 
 var (
@@ -147,7 +148,7 @@ func TestProgress(t *testing.T) {
 // catalog.
 func TestToolListChanged(t *testing.T) {
 	changed := make(chan struct{}, 16)
-	cs, host := newFront(t, nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+	cs, reg := newFront(t, nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		changed <- struct{}{}
 	}})
 	ctx := context.Background()
@@ -173,7 +174,7 @@ func TestToolListChanged(t *testing.T) {
 	if strings.Contains(describe(), "mcp__fake__weather") {
 		t.Fatal("the catalog lists a tool that does not exist yet")
 	}
-	remove, err := host.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
+	remove, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			return tools.TextResult("sunny"), nil
 		}})
@@ -202,19 +203,20 @@ func TestToolListChanged(t *testing.T) {
 // The probe tool behind tools/list_changed must be a name the SDK accepts,
 // or every registry change logs an error.
 func TestListChangedProbeLogsNothing(t *testing.T) {
-	host := codemode.NewHost(tools.Options{})
-	defer host.Close()
-	preset := host.Preset("codemode")
-	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+	host := scope.NewHost("host")
+	defer host.Dispose()
+	reg := tools.New(tools.Options{})
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	srv, err := New(context.Background(), Options{Host: host, Preset: preset, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	remove, err := host.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
+	remove, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

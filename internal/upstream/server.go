@@ -440,12 +440,9 @@ func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
 	return def, nil
 }
 
-func (s *server) layer(name string) tools.Layer {
-	if s.m.native[name] {
-		return tools.PresetLayer(s.m.opts.PresetKey)
-	}
-	return tools.GlobalLayer()
-}
+// layer is where every upstream tool goes: the global layer. Which tools a
+// model sees is the preset's decision, not the upstream's.
+func (s *server) layer(string) tools.Layer { return tools.GlobalLayer() }
 
 // register adds def in its layer. An input schema our validator cannot
 // resolve is replaced by a permissive one (the upstream still validates),

@@ -155,7 +155,7 @@ func jsonEqual(t *testing.T, what string, got, want []byte) {
 }
 
 func TestToolsRegistered(t *testing.T) {
-	h := start(t, map[string]config.Server{"fake": fakeServer()}, Options{PresetKey: "cm", Native: []string{"mcp__fake__echo"}})
+	h := start(t, map[string]config.Server{"fake": fakeServer()}, Options{})
 
 	// The fake's own definitions, as an in-memory client sees them.
 	want := map[string]*mcp.Tool{}
@@ -182,20 +182,14 @@ func TestToolsRegistered(t *testing.T) {
 
 	for name, wt := range want {
 		full := "mcp__fake__" + name
-		info, ok := h.reg.GetIn(full, "cm")
+		// Every upstream tool is global: visibility is the preset's call.
+		info, ok := h.reg.Get(full)
 		if !ok {
-			t.Errorf("%s: not registered", full)
+			t.Errorf("%s: not registered in the global layer", full)
 			continue
 		}
-		wantLayer := tools.GlobalLayer()
-		if name == "echo" {
-			wantLayer = tools.PresetLayer("cm")
-		}
-		if info.Layer != wantLayer {
-			t.Errorf("%s: got layer %v, want %v", full, info.Layer, wantLayer)
-		}
-		if _, global := h.reg.Get(full); global != (name != "echo") {
-			t.Errorf("%s: in the global view = %v, want %v", full, global, name != "echo")
+		if info.Layer != tools.GlobalLayer() {
+			t.Errorf("%s: got layer %v, want the global layer", full, info.Layer)
 		}
 		if info.Description != wt.Description {
 			t.Errorf("%s: got description %q, want %q", full, info.Description, wt.Description)
@@ -461,7 +455,6 @@ func TestStartRefusesBadOptions(t *testing.T) {
 		opts    Options
 		want    string
 	}{
-		{"native without preset", nil, Options{Native: []string{"x"}}, "PresetKey"},
 		{"bad server name", map[string]config.Server{"a__b": {Command: "x"}}, Options{}, "__"},
 		{"no command or url", map[string]config.Server{"a": {}}, Options{}, "needs a command"},
 	}
