@@ -17,7 +17,6 @@ import (
 // built-in code runner, and a second tool under that name would shadow it.
 const ReservedName = "run_code"
 
-
 // Options configures a Registry. The zero value means the defaults.
 type Options struct {
 	// Logger receives tool/result events at Info (and listener failures at

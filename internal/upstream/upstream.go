@@ -198,9 +198,9 @@ type ServerStatus struct {
 // Manager owns the connections to the upstream servers and their tools in
 // the registry. Its methods are safe for concurrent use.
 type Manager struct {
-	reg    *tools.Registry
-	opts   Options
-	log    *slog.Logger
+	reg  *tools.Registry
+	opts Options
+	log  *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
