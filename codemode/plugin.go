@@ -144,14 +144,14 @@ func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, err
 	}
 	p.envs = p.rt.NewEnvironments(p.scope, runtime.EnvOptions{MaxEnvironments: opts.MaxEnvironments, IdleTTL: opts.IdleTTL})
 	for _, t := range p.tools() {
-		remove, err := p.reg.Register(p.layer, t)
+		g, err := p.reg.Register(p.layer, t)
 		if err != nil {
 			return fail(fmt.Errorf("codemode: %w", err))
 		}
-		p.scope.Effect(remove)
+		p.scope.Effect(g.Remove)
 	}
 	p.scope.Effect(p.reg.OnAssemble(p.assemble))
-	p.scope.Effect(p.reg.AddGuard(p.guard))
+	p.scope.Effect(p.reg.OnGuard(p.guard))
 	if p.presetKey == "" {
 		p.warnFallback()
 	}

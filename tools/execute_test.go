@@ -45,7 +45,7 @@ func newHarness(t *testing.T, opts Options, extra ...Tool) *harness {
 			t.Fatal(err)
 		}
 	}
-	h.r.Subscribe(func(ev ResultEvent) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() })
+	h.r.OnResult(func(ev ResultEvent) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() })
 	h.r.OnPostExecute(func(ctx context.Context, e *Execution, r *Result, next func() PostDecision) PostDecision {
 		h.mu.Lock()
 		h.posts++
@@ -151,7 +151,7 @@ func runDecisionCase(t *testing.T, tt decisionCase, extra ...Tool) {
 		h.r.OnPreExecute(tt.pre)
 	}
 	if tt.guard != nil {
-		h.r.AddGuard(tt.guard)
+		h.r.OnGuard(tt.guard)
 	}
 	if tt.post != nil {
 		h.r.OnPostExecute(tt.post)
@@ -237,7 +237,7 @@ func TestNestedExecution(t *testing.T) {
 		return res, nil
 	}})
 	var events []ResultEvent
-	r.Subscribe(func(ev ResultEvent) { events = append(events, ev) })
+	r.OnResult(func(ev ResultEvent) { events = append(events, ev) })
 	res := r.Execute(context.Background(), Input{CallID: "root", Name: "outer"})
 	if res.IsError || res.TextOf() != "leaf" {
 		t.Fatalf("got %+v", res)
@@ -296,7 +296,7 @@ func TestRegister(t *testing.T) {
 	if _, ok := r.Lookup("team", &Agent{id: "a2", preset: "p"}); ok {
 		t.Fatal("agent tool visible to another agent")
 	}
-	rm()
+	rm.Remove()
 	if _, ok := r.Lookup("team", &Agent{id: "a1"}); ok {
 		t.Fatal("removed tool still visible")
 	}
@@ -326,7 +326,7 @@ func TestRegistrationUpdate(t *testing.T) {
 	answer := func(v string) Handler {
 		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
 	}
-	g, err := r.Add(GlobalLayer(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
+	g, err := r.Register(GlobalLayer(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestRegistrationUpdate(t *testing.T) {
 	}
 	stopWatching()
 	rm, _ := r.Register(GlobalLayer(), Tool{Name: "u", Handler: answer("u")})
-	rm()
+	rm.Remove()
 	if changes != 3 {
 		t.Errorf("OnChange ran after its removal")
 	}
@@ -387,7 +387,7 @@ func TestRegistrationUpdateIsAtomic(t *testing.T) {
 	answer := func(v string) Handler {
 		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
 	}
-	g, _ := r.Add(GlobalLayer(), Tool{Name: "t", Handler: answer("old")})
+	g, _ := r.Register(GlobalLayer(), Tool{Name: "t", Handler: answer("old")})
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 2 {

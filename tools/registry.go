@@ -60,6 +60,8 @@ type Registry struct {
 	changes listeners[func(Layer)]
 	gen     atomic.Uint64 // bumped on every tool registration, update and removal
 
+	mw middlewares
+
 	agentsMu sync.Mutex
 	agentIDs map[string]bool // the IDs of live agents: an agent layer is keyed by ID
 }
@@ -125,17 +127,6 @@ func (l *listeners[T]) load() []*T {
 	return nil
 }
 
-// Register adds t to layer l. It fails for the reserved name, an empty name,
-// a missing handler, a schema that does not resolve, or a name the layer
-// already has. The returned remove unregisters it (idempotent).
-func (r *Registry) Register(l Layer, t Tool) (remove func(), err error) {
-	g, err := r.Add(l, t)
-	if err != nil {
-		return nil, err
-	}
-	return g.Remove, nil
-}
-
 // ErrRemoved is returned (wrapped) by Registration.Update after Remove.
 var ErrRemoved = errors.New("the registration was removed")
 
@@ -149,8 +140,10 @@ type Registration struct {
 	once  sync.Once
 }
 
-// Add is Register returning the Registration.
-func (r *Registry) Add(l Layer, t Tool) (*Registration, error) {
+// Register adds t to layer l. It fails for the reserved name, an empty name,
+// a missing handler, a schema that does not resolve, or a name the layer
+// already has. The Registration updates the tool in place or removes it.
+func (r *Registry) Register(l Layer, t Tool) (*Registration, error) {
 	g, err := r.prepare(l, t)
 	if err != nil {
 		return nil, err
@@ -298,22 +291,23 @@ func (r *Registry) List(agent *Agent) []Info {
 	return out
 }
 
-// OnPreExecute adds a pre-execute listener.
+// OnPreExecute adds a listener to the pre-execute waterfall (step 4).
 func (r *Registry) OnPreExecute(fn PreExecute) (remove func()) { return r.pre.add(fn) }
 
-// AddGuard adds a monotonic guard.
-func (r *Registry) AddGuard(g Guard) (remove func()) { return r.guards.add(g) }
+// OnGuard adds a monotonic guard (step 6).
+func (r *Registry) OnGuard(g Guard) (remove func()) { return r.guards.add(g) }
 
-// OnExecute adds a dispatch-waterfall listener.
+// OnExecute adds a listener to the dispatch waterfall around the body (step
+// 7).
 func (r *Registry) OnExecute(fn ExecuteHook) (remove func()) { return r.exec.add(fn) }
 
-// OnPostExecute adds a post-execute listener.
+// OnPostExecute adds a listener to the post-execute waterfall (step 8).
 func (r *Registry) OnPostExecute(fn PostExecute) (remove func()) { return r.post.add(fn) }
 
-// Subscribe registers fn for every tool/result event. fn is called
+// OnResult registers fn for every tool/result event (step 9). fn is called
 // synchronously on the executing goroutine after the result is final; it
 // must be quick and must not call Execute.
-func (r *Registry) Subscribe(fn func(ResultEvent)) (remove func()) { return r.subs.add(fn) }
+func (r *Registry) OnResult(fn func(ResultEvent)) (remove func()) { return r.subs.add(fn) }
 
 // ResultEvent is the tool/result log event.
 type ResultEvent struct {

@@ -111,7 +111,7 @@ func runProgram(ctx context.Context, a *app, code string, stream bool, w io.Writ
 	const callID = "cli_1"
 	var mu sync.Mutex
 	calls := []callJSON{}
-	remove := a.reg.Subscribe(func(ev tools.ResultEvent) {
+	remove := a.reg.OnResult(func(ev tools.ResultEvent) {
 		if ev.RootCallID == callID && ev.ParentCallID != "" {
 			mu.Lock()
 			c := callJSON{ID: ev.CallID, Name: ev.Name, Ms: float64(ev.Duration.Microseconds()) / 1000}

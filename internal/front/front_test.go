@@ -189,7 +189,7 @@ func TestToolListChanged(t *testing.T) {
 	if d := describe(); !strings.Contains(d, "mcp__fake__weather") {
 		t.Errorf("code_run's catalog after the change does not list the new tool:\n%s", d)
 	}
-	remove()
+	remove.Remove()
 	select {
 	case <-changed:
 	case <-time.After(10 * time.Second):
@@ -220,7 +220,7 @@ func TestListChangedProbeLogsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	remove()
+	remove.Remove()
 	if logs.Len() > 0 {
 		t.Errorf("a registry change logged:\n%s", logs.String())
 	}

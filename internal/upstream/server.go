@@ -449,11 +449,11 @@ func (s *server) layer(string) tools.Layer { return tools.GlobalLayer() }
 // so the tool stays callable.
 func (s *server) register(def tools.Tool) (*tools.Registration, error) {
 	l := s.layer(def.Name)
-	reg, err := s.m.reg.Add(l, def)
+	reg, err := s.m.reg.Register(l, def)
 	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, tools.ErrDuplicate) {
 		s.warnSchema(def.Name, err)
 		def.InputSchema = nil
-		reg, err = s.m.reg.Add(l, def)
+		reg, err = s.m.reg.Register(l, def)
 	}
 	return reg, err
 }
