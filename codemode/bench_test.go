@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/codemode/codemode/ptc"
+	"github.com/codemode/codemode/runtime"
 
 	"github.com/codemode/codemode/tools"
 )
@@ -25,14 +26,14 @@ import (
 // settles through a promise job): await-only is that cost without a call,
 // so nested=1 − await-only is the first call's own cost.
 func BenchmarkCodeRun(b *testing.B) {
-	for _, mode := range []Mode{PerCall, Persistent} {
+	for _, mode := range []runtime.Mode{runtime.ModePerCall, runtime.ModePersistent} {
 		b.Run(string(mode), func(b *testing.B) { benchCodeRun(b, mode) })
 	}
 }
 
 // noopHost mounts code mode in mode next to a global no-op tool,
 // mcp__fake__noop, and returns the host and an agent of the preset.
-func noopHost(b *testing.B, mode Mode) (*testHost, *tools.Agent) {
+func noopHost(b *testing.B, mode runtime.Mode) (*testHost, *tools.Agent) {
 	h := newTestHost()
 	b.Cleanup(func() { h.Close() })
 	preset := h.Preset("codemode")
@@ -52,7 +53,7 @@ func noopHost(b *testing.B, mode Mode) (*testHost, *tools.Agent) {
 	return h, agent
 }
 
-func benchCodeRun(b *testing.B, mode Mode) {
+func benchCodeRun(b *testing.B, mode runtime.Mode) {
 	h, agent := noopHost(b, mode)
 	type program struct{ name, code string }
 	programs := []program{{"await-only", "let s = 0; s += await 0; return s"}}
@@ -78,7 +79,7 @@ func benchCodeRun(b *testing.B, mode Mode) {
 // with the code-mode guard installed, a no-op tool. The engine side is
 // BenchmarkEngine in runtime/internal/gojaengine.
 func BenchmarkPTCCall(b *testing.B) {
-	h, agent := noopHost(b, PerCall)
+	h, agent := noopHost(b, runtime.ModePerCall)
 	h.Registry.Register(tools.PresetLayer("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		c := ptc.New(h.Registry, e)
 		args := json.RawMessage(`{}`)

@@ -118,7 +118,7 @@ type bindingEntry struct {
 // §6's default). Per-call mode, or a call without an agent, has no owner:
 // each run gets a fresh environment.
 func (p *Plugin) owner(agent *tools.Agent) runtime.Owner {
-	if p.opts.Mode != Persistent || agent == nil {
+	if p.opts.Mode != runtime.ModePersistent || agent == nil {
 		return runtime.Owner{}
 	}
 	return p.envs.Owner(agent.Scope(), provider)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -41,7 +42,7 @@ func TestCodeRunResultShape(t *testing.T) {
 }
 
 func TestPersistentModeAndDebug(t *testing.T) {
-	w := newWorld(t, false, Options{Mode: Persistent})
+	w := newWorld(t, false, Options{Mode: runtime.ModePersistent})
 	steps := []struct {
 		code  string
 		reset bool
@@ -93,7 +94,7 @@ func TestPersistentModeAndDebug(t *testing.T) {
 // that ignores cancellation must still not hold code_run past its deadline
 // plus the engines' grace periods, nor break the next program.
 func TestNestedBodyIgnoringCancellation(t *testing.T) {
-	for _, mode := range []Mode{PerCall, Persistent} {
+	for _, mode := range []runtime.Mode{runtime.ModePerCall, runtime.ModePersistent} {
 		t.Run(string(mode), func(t *testing.T) {
 			w := newWorld(t, false, Options{Mode: mode})
 			release := make(chan struct{})

@@ -16,7 +16,7 @@ type debugState struct {
 	LastError *debugError    `json:"lastError"`
 	Calls     []debugCall    `json:"recentCalls"`
 	Globals   []string       `json:"globals"`
-	Mode      Mode           `json:"mode"`
+	Mode      runtime.Mode   `json:"mode"`
 	Engine    string         `json:"engine"`
 	Limits    map[string]any `json:"limits"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 	"go.uber.org/goleak"
@@ -15,7 +16,7 @@ import (
 // stop with their scopes.
 func TestNoLeakOnShutdown(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	for _, mode := range []Mode{PerCall, Persistent} {
+	for _, mode := range []runtime.Mode{runtime.ModePerCall, runtime.ModePersistent} {
 		w := newWorld(t, false, Options{Mode: mode})
 		codeRun(t, w, w.agent, `return (await tools.mcp__fake__ticker({ q: "A" })).tool`)
 		codeRun(t, w, w.agent, `await Promise.all([1, 2, 3].map((i) => tools.mcp__fake__echo({ q: String(i) })))`)

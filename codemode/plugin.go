@@ -44,28 +44,18 @@ const (
 	defaultCatalogSz = 1500
 )
 
-// Mode is where a program's top-level state lives.
-type Mode string
-
-// The modes.
-const (
-	// PerCall gives every code_run a fresh environment (the default).
-	PerCall Mode = "per-call"
-	// Persistent keeps one environment per (agent, owner): top-level
-	// declarations survive between code_run calls like a REPL.
-	Persistent Mode = "persistent-in-memory"
-)
-
 // Options configures the preset. A zero field means the default in its
 // comment.
 type Options struct {
 	// Runtime runs programs. If nil, Mount creates one from Engine and
 	// Limits, and closes it when the plugin is unloaded.
 	Runtime *runtime.Runtime
-	// Engine is "goja" or "wazero" (used when Runtime is nil). If empty, goja.
+	// Engine is one of runtime.Engines (used when Runtime is nil). If empty,
+	// the runtime's default.
 	Engine string
-	// Mode is PerCall or Persistent. If empty, PerCall.
-	Mode Mode
+	// Mode is runtime.ModePerCall or runtime.ModePersistent. If empty,
+	// per-call.
+	Mode runtime.Mode
 	// Limits is the program budget (used when Runtime is nil).
 	Limits runtime.Limits
 	// Native lists tools that stay visible to the model even though the
@@ -107,10 +97,10 @@ type Plugin struct {
 func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, error) {
 	switch opts.Mode {
 	case "":
-		opts.Mode = PerCall
-	case PerCall, Persistent:
+		opts.Mode = runtime.ModePerCall
+	case runtime.ModePerCall, runtime.ModePersistent:
 	default:
-		return nil, fmt.Errorf("codemode: unknown mode %q (want %q or %q)", opts.Mode, PerCall, Persistent)
+		return nil, fmt.Errorf("codemode: unknown mode %q (want one of %q)", opts.Mode, runtime.Modes())
 	}
 	if opts.CatalogBudget <= 0 {
 		opts.CatalogBudget = defaultCatalogSz

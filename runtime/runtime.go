@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,11 +45,38 @@ import (
 	"github.com/codemode/codemode/tools/errs"
 )
 
-// Engine names.
+// Engine names. [Engines] is the one list of them that config, cmd and
+// bench check names against.
 const (
 	EngineGoja   = "goja"
 	EngineWazero = "wazero"
 )
+
+// Engines lists the engine names.
+func Engines() []string { return []string{EngineGoja, EngineWazero} }
+
+// Mode is where a program's top-level state lives. [Modes] is the one list
+// of them.
+type Mode string
+
+// The modes.
+const (
+	// ModePerCall gives every program a fresh environment (the default).
+	ModePerCall Mode = "per-call"
+	// ModePersistent keeps one environment per (agent, owner): top-level
+	// declarations survive between programs like a REPL (see
+	// [Environments]).
+	ModePersistent Mode = "persistent-in-memory"
+)
+
+// Modes lists the modes.
+func Modes() []Mode { return []Mode{ModePerCall, ModePersistent} }
+
+// KnownEngine and KnownMode report whether a name is one of the lists'.
+func KnownEngine(name string) bool { return slices.Contains(Engines(), name) }
+
+// KnownMode reports whether m is one of [Modes].
+func KnownMode(m Mode) bool { return slices.Contains(Modes(), m) }
 
 // Limits is the one budget every program runs under. A zero field means
 // the default given in its comment.
@@ -169,7 +197,7 @@ func New(opts Options) (*Runtime, error) {
 	case EngineWazero:
 		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
 	default:
-		return nil, fmt.Errorf("runtime: unknown engine %q (want %q or %q)", opts.Engine, EngineGoja, EngineWazero)
+		return nil, fmt.Errorf("runtime: unknown engine %q (want one of %q)", opts.Engine, Engines())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %s engine: %w", rt.opts.Engine, err)

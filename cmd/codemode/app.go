@@ -66,14 +66,14 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 	}
 	resolveSelf(cfg)
 	if c.engine != "" {
-		if c.engine != config.EngineGoja && c.engine != config.EngineWazero {
-			return nil, "", fmt.Errorf("--engine: %q is not an engine (want goja or wazero)", c.engine)
+		if !runtime.KnownEngine(c.engine) {
+			return nil, "", fmt.Errorf("--engine: %q is not an engine (want one of %q)", c.engine, runtime.Engines())
 		}
 		cfg.CodeMode.Engine = c.engine
 	}
 	if c.mode != "" {
-		if c.mode != config.ModePerCall && c.mode != config.ModePersistentInMemory {
-			return nil, "", fmt.Errorf("--mode: %q is not a mode (want per-call or persistent-in-memory)", c.mode)
+		if !runtime.KnownMode(runtime.Mode(c.mode)) {
+			return nil, "", fmt.Errorf("--mode: %q is not a mode (want one of %q)", c.mode, runtime.Modes())
 		}
 		cfg.CodeMode.Mode = c.mode
 	}
@@ -93,30 +93,6 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 	return cfg, src, nil
 }
 
-// pluginOptions maps the codemode section to the preset's options.
-func pluginOptions(cfg *config.Config, log *slog.Logger) codemode.Options {
-	cm := cfg.CodeMode
-	return codemode.Options{
-		Engine: cm.Engine,
-		Mode:   codemode.Mode(cm.Mode),
-		Limits: runtime.Limits{
-			Timeout:               cm.Timeout,
-			MaxSubcalls:           cm.MaxSubcalls,
-			MaxConcurrentSubcalls: cm.MaxConcurrentSubcalls,
-			MaxLogBytes:           int(cm.MaxLogBytes),
-			MaxResultBytes:        int(cm.MaxResultBytes),
-			MaxCodeBytes:          int(cm.MaxCodeBytes),
-			MaxNestingDepth:       cm.MaxNestingDepth,
-			MemoryBytes:           cm.Memory,
-		},
-		Native:          cm.Native,
-		CatalogBudget:   cm.CatalogBudget,
-		MaxEnvironments: cm.MaxEnvironments,
-		IdleTTL:         cm.IdleTTL,
-		Logger:          log,
-	}
-}
-
 // app is a mounted code-mode host: the scope tree (host → preset), the
 // registry, the upstream servers and the preset.
 type app struct {
@@ -131,7 +107,7 @@ type app struct {
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
 	a := &app{log: log}
 	a.host = scope.NewHost("host")
-	a.reg = tools.New(tools.Options{Logger: log, MaxArgumentBytes: int(cfg.CodeMode.MaxArgumentBytes)})
+	a.reg = tools.New(cfg.RegistryOptions(log))
 	a.preset = a.host.Child(scope.KindPreset, presetKey)
 	m, err := upstream.Start(ctx, a.reg, cfg.Servers, upstream.Options{Logger: log})
 	if err != nil {
@@ -139,7 +115,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, er
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
-	a.plugin, err = codemode.Mount(a.reg, a.preset, pluginOptions(cfg, log))
+	a.plugin, err = codemode.Mount(a.reg, a.preset, cfg.PresetOptions(log))
 	if err != nil {
 		a.Close()
 		return nil, err

@@ -96,7 +96,7 @@ func cmdVerify(ctx context.Context, env *cliEnv, args []string) int {
 	defer sync()
 	fmt.Fprintf(env.stdout, "codemode verify (%s)\n", src)
 	checks := codemode.Verify(ctx, codemode.VerifyOptions{
-		Options: pluginOptions(cfg, log),
+		Options: cfg.PresetOptions(log),
 		Setup: func(reg *tools.Registry, _ string) (func(), error) {
 			m, err := upstream.Start(ctx, reg, cfg.Servers, upstream.Options{Logger: log})
 			if err != nil {

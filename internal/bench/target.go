@@ -56,9 +56,9 @@ func checkEngine(engine string) error {
 }
 
 func newStack(engine, mode string, agents int) (*stack, error) {
-	m := codemode.PerCall
+	m := runtime.ModePerCall
 	if mode == ModePersistent {
-		m = codemode.Persistent
+		m = runtime.ModePersistent
 	}
 	rt, err := runtime.New(runtime.Options{Engine: engine})
 	if err != nil {
