@@ -138,7 +138,7 @@ func TestAssemblyGolden(t *testing.T) {
 	}
 	add("host-mounted-fallback", a, err)
 	files = append(files, txtar.File{Name: "host-mounted-fallback.log", Data: hw.logs.Bytes()})
-	golden.Check(t, "testdata/assemble.txtar", "Assemblies of CONTRACT §5; regenerate with go test ./codemode -run TestAssemblyGolden -update\n", files)
+	golden.Check(t, "testdata/assemble.txtar", "Assemblies of docs/contract.md#code-mode; regenerate with go test ./codemode -run TestAssemblyGolden -update\n", files)
 }
 
 func TestGuard(t *testing.T) {

@@ -114,9 +114,9 @@ type bindingEntry struct {
 	names []string // shared: never modified after caching
 }
 
-// owner is the state owner of agent's programs: the agent itself (CONTRACT
-// §6's default). Per-call mode, or a call without an agent, has no owner:
-// each run gets a fresh environment.
+// owner is the state owner of agent's programs: the agent itself, the
+// default of docs/contract.md#environments. Per-call mode, or a call without
+// an agent, has no owner: each run gets a fresh environment.
 func (p *Plugin) owner(agent *tools.Agent) runtime.Owner {
 	if p.opts.Mode != runtime.ModePersistent || agent == nil {
 		return runtime.Owner{}

@@ -1,7 +1,7 @@
 // Package codemode is the code-mode preset: it mounts code_run and the
 // discovery tools into a preset, masks every tool the preset does not own
 // from the model's assembly, and guards direct calls to masked tools with a
-// self-healing hint (CONTRACT §5).
+// self-healing hint (docs/contract.md#code-mode).
 //
 // # Mounting
 //

@@ -1,6 +1,6 @@
 // Package ptc makes programmatic tool calls: the nested calls a code-mode
 // program makes are executed through the registry's public Execute, with
-// the parent's token, exactly like direct calls (CONTRACT §4).
+// the parent's token, exactly like direct calls (docs/contract.md#nested).
 //
 // For a parent execution P, the n-th nested call (n from 1) gets:
 //

@@ -52,7 +52,7 @@ type EnvOptions struct {
 // Environments holds the persistent-in-memory environments of one plugin
 // instance: at most one per Owner, in a bounded LRU with idle expiry.
 //
-// Retention follows CONTRACT §6. Obtaining an Owner registers its release
+// Retention follows docs/contract.md#environments. Obtaining an Owner registers its release
 // on the agent scope (an agent's disposal frees its environments even when
 // the plugin is long gone) and on the plugin scope (unloading the plugin
 // frees every leftover). LRU eviction and idle expiry go through the very

@@ -118,7 +118,7 @@ func (e *Execution) Start() time.Time { return e.start }
 // Finished reports whether the execution has been finalized.
 func (e *Execution) Finished() bool { return e.done.Load() }
 
-// Execute runs one call through the pipeline of CONTRACT §3: resolve,
+// Execute runs one call through the pipeline of docs/contract.md#pipeline: resolve,
 // snapshot, validate, pre-execute waterfall, approval, guards, dispatch,
 // post-execute waterfall, finalize. It never panics and never returns nil:
 // every failure is an error result with a code.

@@ -209,7 +209,7 @@ func (t *table[T]) Resolve(name string, v view) (T, Layer, bool) {
 	return zero, Layer{}, false
 }
 
-// Owned is the ownership rule of CONTRACT §2: name is owned by the preset iff
+// Owned is the ownership rule of docs/contract.md#layers: name is owned by the preset iff
 // the preset view resolves it and the global view does not.
 func (t *table[T]) Owned(name, preset string) bool {
 	_, inPreset := t.GetIn(name, preset)

@@ -249,7 +249,7 @@ func (g *registered) info() Info {
 	return Info{Name: g.tool.Name, Description: g.tool.Description, InputSchema: g.tool.InputSchema, OutputSchema: g.tool.OutputSchema, Layer: g.layer}
 }
 
-// Get is the global view of CONTRACT §2.
+// Get is the global view of docs/contract.md#layers.
 func (r *Registry) Get(name string) (Info, bool) {
 	g, ok := r.tools.Get(name)
 	if !ok {

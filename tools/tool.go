@@ -92,7 +92,7 @@ func ValueResult(v any) (*Result, error) {
 }
 
 // errorResult is the shape of every failed call: "Error: <message>" and no
-// value (CONTRACT §3).
+// value (docs/contract.md#pipeline).
 func errorResult(err *errs.Error) *Result {
 	return &Result{Content: []Content{Text{Text: "Error: " + err.Error()}}, IsError: true, Err: err}
 }

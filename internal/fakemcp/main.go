@@ -88,7 +88,7 @@ func Main(ctx context.Context, stdin, stdout *os.File, stderr io.Writer) int {
 	defer r.Close()
 	defer w.Close()
 	if !polled {
-		logf("stdin and stdout are not both pipes; using blocking I/O, which can stall (CONTRACT §8)")
+		logf("stdin and stdout are not both pipes; using blocking I/O, which can stall (docs/contract.md#stdio)")
 	}
 	err = NewServerWith(opts).Run(ctx, stdiox.Transport(r, w))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {

@@ -234,7 +234,7 @@ func ToMCP(res *tools.Result) *mcp.CallToolResult {
 
 // ServeStdio serves one session on stdin/stdout. When they are pipes they
 // are switched to non-blocking mode and read through the netpoller
-// (CONTRACT §8).
+// (docs/contract.md#stdio).
 func (s *Server) ServeStdio(ctx context.Context, stdin, stdout *os.File) error {
 	r, w, polled, err := stdiox.Pipes(stdin, stdout)
 	if err != nil {
@@ -250,7 +250,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSessi
 }
 
 // HTTPHandler serves streamable HTTP at /mcp; every path, /mcp or not, is
-// behind the CONTRACT §7 fence.
+// behind the docs/contract.md#sandbox fence.
 func (s *Server) HTTPHandler(fence httpfence.Config) (http.Handler, error) {
 	mux := http.NewServeMux()
 	// Idle HTTP sessions end after an hour, and with them their agents and

@@ -750,7 +750,7 @@ func TestStreamableHTTPWithHeaders(t *testing.T) {
 }
 
 // TestManySequentialCalls guards against stalls on the stdio pipes
-// (CONTRACT §8): every call must finish well within its own deadline.
+// (docs/contract.md#stdio): every call must finish well within its own deadline.
 func TestManySequentialCalls(t *testing.T) {
 	n := 500
 	if testing.Short() {
