@@ -143,10 +143,11 @@ func renderOutcome(out runtime.Outcome) *tools.Result {
 	}
 	if out.Err != nil {
 		err := *out.Err
-		info := map[string]any{"logs": logs}
+		info := make(map[string]any, len(out.Err.Info)+1)
 		for k, v := range out.Err.Info {
 			info[k] = v
 		}
+		info["logs"] = logs // the run's own: nothing a program threw replaces them
 		err.Info = info
 		fmt.Fprintf(&b, "Error: [%s] %s", err.Code, err.Message)
 		if line, ok := info["line"]; ok {

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/gojaengine"
@@ -371,7 +372,69 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	if out.Err != nil && out.Err.Code == errs.CodeTimeout && out.Err.Message == "" {
 		out.Err.Message = fmt.Sprintf("program timed out after %s", limits.Timeout)
 	}
+	out.Err = boundError(out.Err)
 	return out
+}
+
+// The error budget: what a failure carries back is bounded whatever the
+// program threw (a 5 MB message once became a 15 MB response: the message,
+// the stack and the result's metadata each carried it).
+const (
+	maxErrorMessage = 8 << 10 // bytes of the message
+	maxErrorString  = 8 << 10 // bytes of each string in Info (the stack among them)
+	maxErrorInfo    = 16      // entries of Info, lists included
+)
+
+// cutMarker ends a string the budget cut.
+const cutMarker = "… [cut: %d more bytes]"
+
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + fmt.Sprintf(cutMarker, len(s)-i)
+}
+
+// boundError returns e with its message, and the strings and lists of its
+// Info, cut to the error budget. It copies instead of changing e, which an
+// engine may share.
+func boundError(e *errs.Error) *errs.Error {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Message = cut(c.Message, maxErrorMessage)
+	if len(e.Info) > 0 {
+		c.Info = make(map[string]any, len(e.Info))
+		n := 0
+		for k, v := range e.Info {
+			if n == maxErrorInfo {
+				break
+			}
+			n++
+			switch v := v.(type) {
+			case string:
+				c.Info[k] = cut(v, maxErrorString)
+			case []string:
+				if len(v) > maxErrorInfo {
+					v = v[:maxErrorInfo]
+				}
+				c.Info[k] = v
+			case []any:
+				if len(v) > maxErrorInfo {
+					v = v[:maxErrorInfo]
+				}
+				c.Info[k] = v
+			default:
+				c.Info[k] = v
+			}
+		}
+	}
+	return &c
 }
 
 // recorder enforces the nested-call and log budgets of one run and records
@@ -441,6 +504,11 @@ func (r *recorder) leave() {
 
 const truncationMarker = "[output truncated: the log budget is exhausted]"
 
+// logEntryCost is what a console line costs on top of its text: every
+// entry travels as {"level":…,"text":…} and a line of the text content, so
+// `for (;;) console.log()` spends the budget too.
+const logEntryCost = 32
+
 func (r *recorder) log(level, text string) {
 	r.mu.Lock()
 	if r.truncated {
@@ -448,11 +516,11 @@ func (r *recorder) log(level, text string) {
 		return
 	}
 	var l Log
-	if r.logBytes+len(text) > r.limits.MaxLogBytes {
+	if cost := len(text) + logEntryCost; r.logBytes+cost > r.limits.MaxLogBytes {
 		r.truncated = true
 		l = Log{Level: "warn", Text: truncationMarker}
 	} else {
-		r.logBytes += len(text)
+		r.logBytes += cost
 		l = Log{Level: level, Text: text}
 	}
 	r.logs = append(r.logs, l)

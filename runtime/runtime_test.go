@@ -91,9 +91,25 @@ func TestLimits(t *testing.T) {
 						t.Errorf("max in flight %d, want 2..3", m)
 					}
 				}},
+				// Each line costs its text plus 32 bytes: 42 each, so two fit in 100.
 				{name: "log budget truncates", limits: runtime.Limits{MaxLogBytes: 100}, code: `for (let i = 0; i < 50; i++) console.log("0123456789"); return 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
-					if !out.LogsTruncated || len(out.Logs) != 11 || !strings.Contains(out.Logs[10].Text, "truncated") || string(out.Value) != "1" {
+					if !out.LogsTruncated || len(out.Logs) != 3 || !strings.Contains(out.Logs[2].Text, "truncated") || string(out.Value) != "1" {
 						t.Errorf("got %d logs, truncated %v", len(out.Logs), out.LogsTruncated)
+					}
+				}},
+				{name: "empty lines spend the log budget", limits: runtime.Limits{MaxLogBytes: 1 << 10}, code: `for (let i = 0; i < 1e4; i++) console.log(); return 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if !out.LogsTruncated || len(out.Logs) != 33 {
+						t.Errorf("got %d logs, truncated %v; want 32 empty lines and the marker", len(out.Logs), out.LogsTruncated)
+					}
+				}},
+				{name: "a huge error message is cut", code: `throw new Error("x".repeat(5e6))`, wantCode: errs.CodeRuntimeError, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if n := len(out.Err.Message); n > 9<<10 || !strings.Contains(out.Err.Message, "[cut: ") {
+						t.Errorf("got a %d-byte message, want it cut near 8 KiB with a marker", n)
+					}
+					for k, v := range out.Err.Info {
+						if s, ok := v.(string); ok && len(s) > 9<<10 {
+							t.Errorf("Info[%q] is %d bytes", k, len(s))
+						}
 					}
 				}},
 				{name: "result budget", limits: runtime.Limits{MaxResultBytes: 1000}, code: `return "x".repeat(2000)`, wantCode: errs.CodeResultTooLarge},

@@ -191,13 +191,9 @@ func (s *Server) callTool(ctx context.Context, r *mcp.CallToolRequest) (*mcp.Cal
 		return nil, err
 	}
 	if tok := r.Params.GetProgressToken(); tok != nil {
-		var n atomic.Int64
-		ss := r.Session
-		ctx = codemode.WithProgress(ctx, func(level, text string) {
-			// Progress is best effort: a client that went away must not
-			// fail the run.
-			_ = ss.NotifyProgress(context.WithoutCancel(ctx), &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n.Add(1)), Message: text})
-		})
+		p := newProgress(ctx, r.Session, tok)
+		defer p.finish()
+		ctx = codemode.WithProgress(ctx, p.line)
 	}
 	args := r.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {

@@ -225,3 +225,38 @@ func TestListChangedProbeLogsNothing(t *testing.T) {
 		t.Errorf("a registry change logged:\n%s", logs.String())
 	}
 }
+
+// A program that prints as fast as it can must not flood the client: lines
+// are coalesced into at most one notification per progressInterval, and
+// each notification is bounded.
+func TestProgressFloodIsCoalesced(t *testing.T) {
+	var mu sync.Mutex
+	var msgs []string
+	cs, _ := newFront(t, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		msgs = append(msgs, r.Params.Message)
+		mu.Unlock()
+	}})
+	params := &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": `for (let i = 0; i < 20000; i++) console.log("line " + i); return 1`}}
+	params.SetProgressToken("tok-flood")
+	start := time.Now()
+	res, err := cs.CallTool(context.Background(), params)
+	elapsed := time.Since(start)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %v", err, res)
+	}
+	_ = cs.Ping(context.Background(), nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if max := int(elapsed/progressInterval) + 2; len(msgs) > max {
+		t.Errorf("got %d notifications in %v, want at most %d", len(msgs), elapsed, max)
+	}
+	for i, m := range msgs {
+		if len(m) > progressMaxBytes+200 {
+			t.Errorf("notification %d is %d bytes, over %d", i, len(m), progressMaxBytes)
+		}
+	}
+	if len(msgs) == 0 || !strings.HasPrefix(msgs[0], "line 0") {
+		t.Fatalf("the first line was not sent at once: %.40q", msgs)
+	}
+}
