@@ -69,14 +69,14 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 	}
 	resolveSelf(cfg)
 	if c.engine != "" {
-		if c.engine != config.EngineGoja && c.engine != config.EngineWazero {
-			return nil, "", fmt.Errorf("--engine: %q is not an engine (want goja or wazero)", c.engine)
+		if !runtime.KnownEngine(c.engine) {
+			return nil, "", fmt.Errorf("--engine: %q is not an engine (want one of %q)", c.engine, runtime.Engines())
 		}
 		cfg.CodeMode.Engine = c.engine
 	}
 	if c.mode != "" {
-		if c.mode != config.ModePerCall && c.mode != config.ModePersistentInMemory {
-			return nil, "", fmt.Errorf("--mode: %q is not a mode (want per-call or persistent-in-memory)", c.mode)
+		if !runtime.KnownMode(runtime.Mode(c.mode)) {
+			return nil, "", fmt.Errorf("--mode: %q is not a mode (want one of %q)", c.mode, runtime.Modes())
 		}
 		cfg.CodeMode.Mode = c.mode
 	}
@@ -146,33 +146,11 @@ func (f *fixtureFlags) apply(cfg *config.Config, log *slog.Logger) (*fixture.Rec
 	return rec, nil
 }
 
-// pluginOptions maps the codemode section to the preset's options.
-func pluginOptions(cfg *config.Config, log *slog.Logger) codemode.Options {
-	cm := cfg.CodeMode
-	return codemode.Options{
-		Engine: cm.Engine,
-		Mode:   codemode.Mode(cm.Mode),
-		Limits: runtime.Limits{
-			Timeout:               cm.Timeout,
-			MaxSubcalls:           cm.MaxSubcalls,
-			MaxConcurrentSubcalls: cm.MaxConcurrentSubcalls,
-			MaxLogBytes:           int(cm.MaxLogBytes),
-			MaxResultBytes:        int(cm.MaxResultBytes),
-			MaxCodeBytes:          int(cm.MaxCodeBytes),
-			MaxNestingDepth:       cm.MaxNestingDepth,
-			MemoryBytes:           cm.Memory,
-		},
-		Native:          cm.Native,
-		CatalogBudget:   cm.CatalogBudget,
-		MaxEnvironments: cm.MaxEnvironments,
-		IdleTTL:         cm.IdleTTL,
-		Logger:          log,
-	}
-}
-
-// app is a mounted code-mode host: registry, upstream servers, preset.
+// app is a mounted code-mode host: the scope tree (host → preset), the
+// registry, the upstream servers and the preset.
 type app struct {
-	host     *codemode.Host
+	host     *scope.Scope
+	reg      *tools.Registry
 	preset   *scope.Scope
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
@@ -188,20 +166,21 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, er
 // not nil), which the app then owns: Close writes and closes it.
 func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *fixture.Recorder) (*app, error) {
 	a := &app{log: log, recorder: rec}
-	a.host = codemode.NewHost(tools.Options{Logger: log, MaxArgumentBytes: int(cfg.CodeMode.MaxArgumentBytes)})
-	a.preset = a.host.Preset(presetKey)
-	uopts := upstream.Options{PresetKey: presetKey, Native: cfg.CodeMode.Native, Logger: log}
+	a.host = scope.NewHost("host")
+	a.reg = tools.New(cfg.RegistryOptions(log))
+	a.preset = a.host.Child(scope.KindPreset, presetKey)
+	uopts := upstream.Options{Logger: log}
 	if rec != nil {
 		uopts.Recorder = rec
 	}
-	m, err := upstream.Start(ctx, a.host.Registry, cfg.Servers, uopts)
+	m, err := upstream.Start(ctx, a.reg, cfg.Servers, uopts)
 	if err != nil {
-		a.host.Close()
+		a.host.Dispose()
 		a.closeRecorder()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
-	a.plugin, err = codemode.Mount(a.host, a.preset, pluginOptions(cfg, log))
+	a.plugin, err = codemode.Mount(a.reg, a.preset, cfg.PresetOptions(log))
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -216,7 +195,7 @@ func (a *app) Close() {
 	if a.upstream != nil {
 		a.upstream.Close()
 	}
-	a.host.Close()
+	a.host.Dispose()
 	a.closeRecorder()
 }
 

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"net"
+	"net/http"
+	"os"
+
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/front"
 	"github.com/codemode/codemode/internal/httpfence"
 	"github.com/codemode/codemode/internal/upstream"
-	"net"
-	"net/http"
-	"os"
+	"github.com/codemode/codemode/tools"
 )
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) int {
@@ -93,16 +95,25 @@ func cmdVerify(ctx context.Context, env *cliEnv, args []string) int {
 	log, sync := newLogger(env.stderr, cf.verbose)
 	defer sync()
 	fmt.Fprintf(env.stdout, "codemode verify (%s)\n", src)
-	ok := codemode.Verify(ctx, env.stdout, codemode.VerifyOptions{
-		Options: pluginOptions(cfg, log),
-		Setup: func(h *codemode.Host, key string) (func(), error) {
-			m, err := upstream.Start(ctx, h.Registry, cfg.Servers, upstream.Options{PresetKey: key, Native: cfg.CodeMode.Native, Logger: log})
+	checks := codemode.Verify(ctx, codemode.VerifyOptions{
+		Options: cfg.PresetOptions(log),
+		Setup: func(reg *tools.Registry, _ string) (func(), error) {
+			m, err := upstream.Start(ctx, reg, cfg.Servers, upstream.Options{Logger: log})
 			if err != nil {
 				return nil, err
 			}
 			return func() { m.Close() }, nil
 		},
 	})
+	ok := true
+	for _, c := range checks {
+		if c.Err != nil {
+			ok = false
+			fmt.Fprintf(env.stdout, "FAIL  %s: %v\n", c.Name, c.Err)
+			continue
+		}
+		fmt.Fprintf(env.stdout, "PASS  %s\n", c.Name)
+	}
 	if !ok {
 		fmt.Fprintln(env.stdout, "FAIL")
 		return exitFail
@@ -152,7 +163,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 		return exitUsage
 	}
 	defer a.Close()
-	srv, err := front.New(ctx, front.Options{Host: a.host, Preset: a.preset, Logger: log})
+	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log})
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitFail

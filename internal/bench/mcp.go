@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,9 +27,9 @@ type mcpTarget struct {
 // newMCPTarget starts the processes; config, if not empty, is the
 // --config they get (else the embedded default).
 func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarget, error) {
-	m := string(codemode.PerCall)
+	m := string(runtime.ModePerCall)
 	if mode == ModePersistent {
-		m = string(codemode.Persistent)
+		m = string(runtime.ModePersistent)
 	}
 	t := &mcpTarget{}
 	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)

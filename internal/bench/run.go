@@ -74,7 +74,7 @@ const (
 )
 
 // AllEngines are the engines Run tries by default.
-var AllEngines = []string{runtime.EngineGoja, runtime.EngineWazero}
+var AllEngines = runtime.Engines()
 
 // AllModes are the modes Run runs by default.
 var AllModes = []string{ModePerCall, ModePersistent}
@@ -159,8 +159,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	start := time.Now()
 	var engines []string
 	for _, e := range opts.Engines {
-		if e != runtime.EngineGoja && e != runtime.EngineWazero {
-			return nil, fmt.Errorf("bench: unknown engine %q (want %q or %q)", e, runtime.EngineGoja, runtime.EngineWazero)
+		if !runtime.KnownEngine(e) {
+			return nil, fmt.Errorf("bench: unknown engine %q (want one of %q)", e, runtime.Engines())
 		}
 		st := EngineStatus{Name: e, Available: true}
 		if err := checkEngine(e); err != nil {

@@ -39,11 +39,12 @@ type target interface {
 // Every run is a code_run through Registry.Execute, so nested calls take
 // the registry's whole pipeline (ptc).
 type stack struct {
-	host     *codemode.Host
+	host     *scope.Scope
+	reg      *tools.Registry
 	plugin   *codemode.Plugin
 	rt       *runtime.Runtime
 	upstream *upstream.Manager // fixture workloads only
-	agents   []*codemode.Agent
+	agents   []*tools.Agent
 	seq      atomic.Int64
 }
 
@@ -61,21 +62,21 @@ func checkEngine(engine string) error {
 // tools are those recordings, mounted in process through the upstream
 // package as a {"fixture": …} config server is; else the fake's Go tools.
 func newStack(engine, mode string, agents int, fixtures map[string]string) (*stack, error) {
-	m := codemode.PerCall
+	m := runtime.ModePerCall
 	if mode == ModePersistent {
-		m = codemode.Persistent
+		m = runtime.ModePersistent
 	}
 	rt, err := runtime.New(runtime.Options{Engine: engine})
 	if err != nil {
 		return nil, err
 	}
-	s := &stack{host: codemode.NewHost(tools.Options{}), rt: rt}
+	s := &stack{host: scope.NewHost("host"), reg: tools.New(tools.Options{}), rt: rt}
 	if len(fixtures) > 0 {
 		servers := map[string]config.Server{}
 		for name, path := range fixtures {
 			servers[name] = config.Server{Fixture: path}
 		}
-		m, err := upstream.Start(context.Background(), s.host.Registry, servers, upstream.Options{})
+		m, err := upstream.Start(context.Background(), s.reg, servers, upstream.Options{})
 		if err == nil {
 			err = readyAll(m)
 		}
@@ -83,28 +84,28 @@ func newStack(engine, mode string, agents int, fixtures map[string]string) (*sta
 			if m != nil {
 				m.Close()
 			}
-			s.host.Close()
+			s.host.Dispose()
 			rt.Close()
 			return nil, err
 		}
 		s.upstream = m
-	} else if err := registerFakeTools(s.host.Registry); err != nil {
-		s.host.Close()
+	} else if err := registerFakeTools(s.reg); err != nil {
+		s.host.Dispose()
 		rt.Close()
 		return nil, err
 	}
-	preset := s.host.Preset("codemode")
+	preset := s.host.Child(scope.KindPreset, "codemode")
 	// No idle expiry: a slow row must not lose its state half-way (and
 	// there is then no sweeper goroutine to stop).
-	p, err := codemode.Mount(s.host, preset, codemode.Options{Runtime: rt, Mode: m, MaxEnvironments: max(64, agents), IdleTTL: -1})
+	p, err := codemode.Mount(s.reg, preset, codemode.Options{Runtime: rt, Mode: m, MaxEnvironments: max(64, agents), IdleTTL: -1})
 	if err != nil {
-		s.host.Close()
+		s.host.Dispose()
 		rt.Close()
 		return nil, err
 	}
 	s.plugin = p
 	for i := range agents {
-		a, err := s.host.NewAgent(preset, "bench-"+strconv.Itoa(i))
+		a, err := s.reg.NewAgent(preset, "bench-"+strconv.Itoa(i))
 		if err != nil {
 			s.close()
 			return nil, err
@@ -116,11 +117,11 @@ func newStack(engine, mode string, agents int, fixtures map[string]string) (*sta
 
 func (s *stack) run(ctx context.Context, agent int, code string) (json.RawMessage, error) {
 	id := "bench-" + strconv.FormatInt(s.seq.Add(1), 10)
-	res := s.host.Registry.Execute(ctx, tools.Input{
+	res := s.reg.Execute(ctx, tools.Input{
 		CallID:    id,
 		Name:      codemode.ToolCodeRun,
 		Arguments: map[string]any{"code": code},
-		Agent:     s.agents[agent].Ref(),
+		Agent:     s.agents[agent],
 	})
 	if res.IsError {
 		return nil, fmt.Errorf("code_run: %s", res.TextOf())
@@ -149,7 +150,7 @@ func (s *stack) close() {
 	if s.upstream != nil {
 		s.upstream.Close()
 	}
-	s.host.Close()
+	s.host.Dispose()
 	s.rt.Close()
 }
 
@@ -176,7 +177,7 @@ var (
 // called "fake" gets, so in-process numbers measure codemode and not a
 // pipe.
 func registerFakeTools(reg *tools.Registry) error {
-	if _, err := reg.Register(scope.Global(), tools.Tool{
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        ToolTicker,
 		Description: "Look up the current price of a stock ticker symbol (fake, deterministic).",
 		InputSchema: tickerSchema,
@@ -192,7 +193,7 @@ func registerFakeTools(reg *tools.Registry) error {
 	}); err != nil {
 		return fmt.Errorf("registering %s: %w", ToolTicker, err)
 	}
-	if _, err := reg.Register(scope.Global(), tools.Tool{
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        ToolEcho,
 		Description: "Return the given text.",
 		InputSchema: echoSchema,

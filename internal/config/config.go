@@ -133,23 +133,11 @@ func (s Server) FrameLimit() int64 {
 	return s.MaxFrameBytes
 }
 
-// Engine names.
-const (
-	EngineGoja   = "goja"
-	EngineWazero = "wazero"
-)
-
-// Environment modes.
-const (
-	ModePerCall            = "per-call"
-	ModePersistentInMemory = "persistent-in-memory"
-)
-
 // CodeMode is the "codemode" section. Every zero field means "not
 // configured".
 type CodeMode struct {
-	Engine string // EngineGoja or EngineWazero
-	Mode   string // ModePerCall or ModePersistentInMemory
+	Engine string // one of runtime.Engines
+	Mode   string // one of runtime.Modes
 
 	Timeout               time.Duration // per code_run
 	Memory                int64         // bytes, per environment

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codemode/codemode/runtime"
 )
 
 func TestParseAccepts(t *testing.T) {
@@ -66,7 +68,7 @@ func TestParseAccepts(t *testing.T) {
 				"maxEnvironments": 16, "idleTTL": 600000, "listen": "127.0.0.1:8080",
 				"trustedHosts": ["localhost:8080", "[::1]:8080", "example.com"], "bearerTokenEnv": "TOKEN"}}`,
 			want: &Config{Servers: map[string]Server{}, CodeMode: CodeMode{
-				Engine: EngineWazero, Mode: ModePersistentInMemory, Timeout: 90 * time.Second,
+				Engine: runtime.EngineWazero, Mode: string(runtime.ModePersistent), Timeout: 90 * time.Second,
 				Memory: 256 << 20, MaxSubcalls: 50, MaxConcurrentSubcalls: 4, MaxLogBytes: 64 << 10,
 				MaxResultBytes: 1000000, Native: []string{"mcp__fake__ticker"}, CatalogBudget: 4000,
 				MaxEnvironments: 16, IdleTTL: 10 * time.Minute, Listen: "127.0.0.1:8080",

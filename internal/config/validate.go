@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/codemode/codemode/internal/redact"
+	"github.com/codemode/codemode/runtime"
 )
 
 // Validate checks c as [Parse] would: server names usable in tool names,
@@ -142,31 +143,13 @@ func validHeaderName(k string) bool {
 }
 
 func validateCodeMode(p *parser, path string, c CodeMode) {
-	switch c.Engine {
-	case "", EngineGoja, EngineWazero:
-	default:
-		p.add(join(path, "engine"), `%q is not an engine (want "goja" or "wazero")`, c.Engine)
+	if c.Engine != "" && !runtime.KnownEngine(c.Engine) {
+		p.add(join(path, "engine"), "%q is not an engine (want one of %q)", c.Engine, runtime.Engines())
 	}
-	switch c.Mode {
-	case "", ModePerCall, ModePersistentInMemory:
-	default:
-		p.add(join(path, "mode"), `%q is not a mode (want "per-call" or "persistent-in-memory")`, c.Mode)
+	if c.Mode != "" && !runtime.KnownMode(runtime.Mode(c.Mode)) {
+		p.add(join(path, "mode"), "%q is not a mode (want one of %q)", c.Mode, runtime.Modes())
 	}
-	for _, n := range []struct {
-		key string
-		v   int64
-	}{
-		{"timeout", int64(c.Timeout)}, {"memory", c.Memory}, {"maxSubcalls", int64(c.MaxSubcalls)},
-		{"maxConcurrentSubcalls", int64(c.MaxConcurrentSubcalls)}, {"maxLogBytes", c.MaxLogBytes},
-		{"maxResultBytes", c.MaxResultBytes}, {"maxCodeBytes", c.MaxCodeBytes},
-		{"maxNestingDepth", int64(c.MaxNestingDepth)}, {"maxArgumentBytes", c.MaxArgumentBytes},
-		{"catalogBudget", int64(c.CatalogBudget)},
-		{"maxEnvironments", int64(c.MaxEnvironments)}, {"idleTTL", int64(c.IdleTTL)},
-	} {
-		if n.v < 0 {
-			p.add(join(path, n.key), "must not be negative")
-		}
-	}
+	checkNonNegative(p, path, codeModeFields, &c)
 	seen := map[string]bool{}
 	for i, n := range c.Native {
 		at := fmt.Sprintf("%s.native[%d]", path, i)

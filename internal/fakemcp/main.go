@@ -135,7 +135,7 @@ func MainWith(ctx context.Context, stdin, stdout *os.File, stderr io.Writer, mo 
 	defer r.Close()
 	defer w.Close()
 	if !polled {
-		logf("stdin and stdout are not both pipes; using blocking I/O, which can stall (CONTRACT §8)")
+		logf("stdin and stdout are not both pipes; using blocking I/O, which can stall (docs/contract.md#stdio)")
 	}
 	err = srv.Run(ctx, stdiox.Transport(r, w))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {

@@ -10,6 +10,7 @@ import (
 	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // The calls both halves of TestRecordThenReplay make, with the call ids
@@ -36,7 +37,7 @@ func TestRecordThenReplay(t *testing.T) {
 		live = append(live, string(res.Value))
 	}
 	// Refused by our own schema validation: never sent, never recorded.
-	wantCode(t, h.exec(tools.Input{Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "X", "extra": 1}}), tools.CodeInvalidArguments)
+	wantCode(t, h.exec(tools.Input{Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "X", "extra": 1}}), errs.CodeInvalidArguments)
 	h.m.Close()
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestRecordThenReplay(t *testing.T) {
 		if i == 2 {
 			// The recording holds the scrubbed text, not the secret, so
 			// it cannot tell this call from another (docs/fixtures.md).
-			wantCode(t, res, tools.CodeToolError)
+			wantCode(t, res, errs.CodeToolError)
 			wantMessage(t, res, `recorded "env says [REDACTED]"`)
 			continue
 		}
@@ -93,7 +94,7 @@ func TestRecordThenReplay(t *testing.T) {
 	// A call the recording cannot answer is a tool error naming the
 	// nearest recorded arguments.
 	res := h2.exec(tools.Input{Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "ACMF"}})
-	wantCode(t, res, tools.CodeToolError)
+	wantCode(t, res, errs.CodeToolError)
 	wantMessage(t, res, `no recorded call of ticker matches`, `/symbol: got "ACMF", recorded "ACME"`)
 }
 
@@ -113,10 +114,10 @@ func TestFixtureServerErrors(t *testing.T) {
 	}
 	h := start(t, map[string]config.Server{"notes": {Fixture: path}, "broken": {Fixture: filepath.Join(dir, "missing.txtar")}}, Options{})
 	res := h.exec(tools.Input{Name: "mcp__notes__get", Arguments: map[string]any{"id": 404}})
-	wantCode(t, res, tools.CodeToolError)
+	wantCode(t, res, errs.CodeToolError)
 	wantMessage(t, res, `upstream server "notes": no note 404`)
 	res = h.exec(tools.Input{Name: "mcp__notes__get", Arguments: map[string]any{"id": 2}})
-	wantCode(t, res, tools.CodeToolError)
+	wantCode(t, res, errs.CodeToolError)
 	wantMessage(t, res, "gone")
 	for _, st := range h.m.Status() {
 		if st.Name == "broken" && (st.State == StateReady || !strings.Contains(st.LastError, "missing.txtar")) {

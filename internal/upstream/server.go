@@ -16,7 +16,6 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/internal/fixture"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -472,23 +471,20 @@ func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
 	return def, nil
 }
 
-func (s *server) layer(name string) scope.Layer {
-	if s.m.native[name] {
-		return scope.Preset(s.m.opts.PresetKey)
-	}
-	return scope.Global()
-}
+// layer is where every upstream tool goes: the global layer. Which tools a
+// model sees is the preset's decision, not the upstream's.
+func (s *server) layer(string) tools.Layer { return tools.GlobalLayer() }
 
 // register adds def in its layer. An input schema our validator cannot
 // resolve is replaced by a permissive one (the upstream still validates),
 // so the tool stays callable.
 func (s *server) register(def tools.Tool) (*tools.Registration, error) {
 	l := s.layer(def.Name)
-	reg, err := s.m.reg.Add(l, def)
-	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, scope.ErrDuplicate) {
+	reg, err := s.m.reg.Register(l, def)
+	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, tools.ErrDuplicate) {
 		s.warnSchema(def.Name, err)
 		def.InputSchema = nil
-		reg, err = s.m.reg.Add(l, def)
+		reg, err = s.m.reg.Register(l, def)
 	}
 	return reg, err
 }
