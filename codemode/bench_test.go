@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/codemode/codemode/ptc"
+	"github.com/codemode/codemode/runtime"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -26,24 +26,24 @@ import (
 // settles through a promise job): await-only is that cost without a call,
 // so nested=1 − await-only is the first call's own cost.
 func BenchmarkCodeRun(b *testing.B) {
-	for _, mode := range []Mode{PerCall, Persistent} {
+	for _, mode := range []runtime.Mode{runtime.ModePerCall, runtime.ModePersistent} {
 		b.Run(string(mode), func(b *testing.B) { benchCodeRun(b, mode) })
 	}
 }
 
 // noopHost mounts code mode in mode next to a global no-op tool,
 // mcp__fake__noop, and returns the host and an agent of the preset.
-func noopHost(b *testing.B, mode Mode) (*Host, *Agent) {
-	h := NewHost(tools.Options{})
+func noopHost(b *testing.B, mode runtime.Mode) (*testHost, *tools.Agent) {
+	h := newTestHost()
 	b.Cleanup(func() { h.Close() })
 	preset := h.Preset("codemode")
-	if _, err := h.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
+	if _, err := h.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__noop", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			return &tools.Result{Value: json.RawMessage(`1`)}, nil
 		}}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Mount(h, preset, Options{Mode: mode}); err != nil {
+	if _, err := Mount(h.Registry, preset, Options{Mode: mode}); err != nil {
 		b.Fatal(err)
 	}
 	agent, err := h.NewAgent(preset, "bench")
@@ -53,7 +53,7 @@ func noopHost(b *testing.B, mode Mode) (*Host, *Agent) {
 	return h, agent
 }
 
-func benchCodeRun(b *testing.B, mode Mode) {
+func benchCodeRun(b *testing.B, mode runtime.Mode) {
 	h, agent := noopHost(b, mode)
 	type program struct{ name, code string }
 	programs := []program{{"await-only", "let s = 0; s += await 0; return s"}}
@@ -66,7 +66,7 @@ func benchCodeRun(b *testing.B, mode Mode) {
 			b.ReportAllocs()
 			args := map[string]any{"code": code}
 			for b.Loop() {
-				res := h.Registry.Execute(context.Background(), tools.Input{CallID: "b", Name: ToolCodeRun, Arguments: args, Agent: agent.Ref()})
+				res := h.Registry.Execute(context.Background(), tools.Input{CallID: "b", Name: ToolCodeRun, Arguments: args, Agent: agent})
 				if res.IsError {
 					b.Fatal(res.TextOf())
 				}
@@ -79,8 +79,8 @@ func benchCodeRun(b *testing.B, mode Mode) {
 // with the code-mode guard installed, a no-op tool. The engine side is
 // BenchmarkEngine in runtime/internal/gojaengine.
 func BenchmarkPTCCall(b *testing.B) {
-	h, agent := noopHost(b, PerCall)
-	h.Registry.Register(scope.Preset("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	h, agent := noopHost(b, runtime.ModePerCall)
+	h.Registry.Register(tools.PresetLayer("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		c := ptc.New(h.Registry, e)
 		args := json.RawMessage(`{}`)
 		b.ReportAllocs()
@@ -92,5 +92,5 @@ func BenchmarkPTCCall(b *testing.B) {
 		}
 		return nil, nil
 	}})
-	h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent.Ref()})
+	h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/codemode/codemode/ptc"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 var codeRunSchema = json.RawMessage(`{
@@ -47,7 +48,7 @@ type runOutput struct {
 func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 	var args codeRunArgs
 	if err := json.Unmarshal(e.Arguments(), &args); err != nil {
-		return nil, &tools.Error{Code: tools.CodeInvalidArguments, Message: "code_run: " + err.Error()}
+		return nil, &errs.Error{Code: errs.CodeInvalidArguments, Message: "code_run: " + err.Error()}
 	}
 	req := runtime.Request{
 		Code:  args.Code,
@@ -78,9 +79,9 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 // program's cost, so the names are cached per view until the tool set
 // changes.
 func (p *Plugin) bindings(agent *tools.Agent) []string {
-	var key tools.Agent
+	var key bindingKey
 	if agent != nil {
-		key = *agent
+		key = bindingKey{agent.ID(), agent.Preset()}
 	}
 	gen := p.reg.Generation()
 	p.mu.Lock()
@@ -105,23 +106,22 @@ func (p *Plugin) bindings(agent *tools.Agent) []string {
 
 const maxBindingCache = 1024
 
+// bindingKey is a view: an agent's id and preset.
+type bindingKey struct{ id, preset string }
+
 type bindingEntry struct {
 	gen   uint64
 	names []string // shared: never modified after caching
 }
 
-// owner is the state owner of agent's programs: the agent itself (CONTRACT
-// §6's default). Per-call mode, or an agent the host does not know, has no
-// owner: each run gets a fresh environment.
+// owner is the state owner of agent's programs: the agent itself, the
+// default of docs/contract.md#environments. Per-call mode, or a call without
+// an agent, has no owner: each run gets a fresh environment.
 func (p *Plugin) owner(agent *tools.Agent) runtime.Owner {
-	if p.opts.Mode != Persistent || agent == nil {
+	if p.opts.Mode != runtime.ModePersistent || agent == nil {
 		return runtime.Owner{}
 	}
-	a, ok := p.host.Agent(agent.ID)
-	if !ok {
-		return runtime.Owner{}
-	}
-	return p.envs.Owner(a.Scope, provider)
+	return p.envs.Owner(agent.Scope(), provider)
 }
 
 // renderOutcome turns a run into code_run's result: console output, then
@@ -143,16 +143,17 @@ func renderOutcome(out runtime.Outcome) *tools.Result {
 	}
 	if out.Err != nil {
 		err := *out.Err
-		info := map[string]any{"logs": logs}
+		info := make(map[string]any, len(out.Err.Info)+1)
 		for k, v := range out.Err.Info {
 			info[k] = v
 		}
+		info["logs"] = logs // the run's own: nothing a program threw replaces them
 		err.Info = info
 		fmt.Fprintf(&b, "Error: [%s] %s", err.Code, err.Message)
 		if line, ok := info["line"]; ok {
 			fmt.Fprintf(&b, " (program.js:%v:%v)", line, info["column"])
 		}
-		if out.Err.Code == tools.CodeRuntimeError {
+		if out.Err.Code == errs.CodeRuntimeError {
 			if st, _ := info["stack"].(string); st != "" && !strings.Contains(err.Message, st) {
 				b.WriteString("\n" + st)
 			}

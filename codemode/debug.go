@@ -6,6 +6,7 @@ import (
 
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 const recentCalls = 20
@@ -15,31 +16,31 @@ type debugState struct {
 	LastError *debugError    `json:"lastError"`
 	Calls     []debugCall    `json:"recentCalls"`
 	Globals   []string       `json:"globals"`
-	Mode      Mode           `json:"mode"`
+	Mode      runtime.Mode   `json:"mode"`
 	Engine    string         `json:"engine"`
 	Limits    map[string]any `json:"limits"`
 }
 
 type debugError struct {
-	Code       tools.Code `json:"code"`
-	Message    string     `json:"message"`
-	Stack      string     `json:"stack,omitempty"`
-	Line       any        `json:"line,omitempty"`
-	Column     any        `json:"column,omitempty"`
-	SourceLine string     `json:"sourceLine,omitempty"`
+	Code       errs.Code `json:"code"`
+	Message    string    `json:"message"`
+	Stack      string    `json:"stack,omitempty"`
+	Line       any       `json:"line,omitempty"`
+	Column     any       `json:"column,omitempty"`
+	SourceLine string    `json:"sourceLine,omitempty"`
 }
 
 type debugCall struct {
-	ID    string     `json:"id"`
-	Name  string     `json:"name"`
-	Ms    float64    `json:"ms"`
-	Error tools.Code `json:"error,omitempty"`
+	ID    string    `json:"id"`
+	Name  string    `json:"name"`
+	Ms    float64   `json:"ms"`
+	Error errs.Code `json:"error,omitempty"`
 }
 
 func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcome) {
 	id := ""
 	if agent != nil {
-		id = agent.ID
+		id = agent.ID()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -47,8 +48,8 @@ func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcom
 	if st == nil {
 		st = &debugState{}
 		p.debug[id] = st
-		if a, ok := p.host.Agent(id); ok {
-			a.Scope.Effect(func() { p.mu.Lock(); delete(p.debug, id); p.mu.Unlock() })
+		if agent != nil {
+			agent.Scope().Effect(func() { p.mu.Lock(); delete(p.debug, id); p.mu.Unlock() })
 		}
 	}
 	if out.Err != nil {
@@ -93,7 +94,7 @@ func toInt(v any) (int, bool) {
 func (p *Plugin) debugTool(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 	id := ""
 	if a := e.Agent(); a != nil {
-		id = a.ID
+		id = a.ID()
 	}
 	p.mu.Lock()
 	st := debugState{}

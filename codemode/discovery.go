@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 func (p *Plugin) tools() []tools.Tool {
@@ -66,7 +67,7 @@ func (p *Plugin) listTool(ctx context.Context, e *tools.Execution) (*tools.Resul
 		Offset, Limit  int
 	}
 	if err := json.Unmarshal(e.Arguments(), &args); err != nil {
-		return nil, tools.Errorf(tools.CodeInvalidArguments, "%v", err)
+		return nil, errs.Errorf(errs.CodeInvalidArguments, "%v", err)
 	}
 	if args.Limit == 0 {
 		args.Limit = 100
@@ -91,7 +92,7 @@ func (p *Plugin) searchTool(ctx context.Context, e *tools.Execution) (*tools.Res
 		Limit int
 	}
 	if err := json.Unmarshal(e.Arguments(), &args); err != nil {
-		return nil, tools.Errorf(tools.CodeInvalidArguments, "%v", err)
+		return nil, errs.Errorf(errs.CodeInvalidArguments, "%v", err)
 	}
 	if args.Limit == 0 {
 		args.Limit = 10
@@ -114,7 +115,7 @@ func (p *Plugin) searchTool(ctx context.Context, e *tools.Execution) (*tools.Res
 func (p *Plugin) describeTool(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 	var args struct{ Names []string }
 	if err := json.Unmarshal(e.Arguments(), &args); err != nil {
-		return nil, tools.Errorf(tools.CodeInvalidArguments, "%v", err)
+		return nil, errs.Errorf(errs.CodeInvalidArguments, "%v", err)
 	}
 	byName := map[string]tools.Info{}
 	for _, in := range p.callable(e.Agent()) {
@@ -136,10 +137,10 @@ func (p *Plugin) describeTool(ctx context.Context, e *tools.Execution) (*tools.R
 		}
 		sort.Strings(all)
 		msg := fmt.Sprintf("no callable tool named %s", strings.Join(args.Names, ", "))
-		if s := tools.Suggest(args.Names[0], all, 3); len(s) > 0 {
+		if s := errs.Suggest(args.Names[0], all, 3); len(s) > 0 {
 			msg += "; did you mean " + strings.Join(s, ", ") + "?"
 		}
-		return nil, tools.Errorf(tools.CodeUnknownTool, "%s", msg)
+		return nil, errs.Errorf(errs.CodeUnknownTool, "%s", msg)
 	}
 	decl := Declarations(found)
 	return &tools.Result{Content: []tools.Content{tools.Text{Text: decl}}, Value: mustJSON(map[string]any{"declarations": decl, "unknown": unknown})}, nil

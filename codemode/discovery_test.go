@@ -8,14 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-func codeRun(t testing.TB, w *world, agent *Agent, code string) *tools.Result {
+func codeRun(t testing.TB, w *world, agent *tools.Agent, code string) *tools.Result {
 	t.Helper()
-	return w.host.Registry.Execute(context.Background(), tools.Input{CallID: "run_" + fmt.Sprint(len(code)), Name: ToolCodeRun, Arguments: map[string]any{"code": code}, Agent: agent.Ref()})
+	return w.host.Registry.Execute(context.Background(), tools.Input{CallID: "run_" + fmt.Sprint(len(code)), Name: ToolCodeRun, Arguments: map[string]any{"code": code}, Agent: agent})
 }
 
 func value(t testing.TB, res *tools.Result) any {
@@ -146,11 +145,11 @@ func TestSearchRanking(t *testing.T) {
 // (tools plus sections) after masking.
 func tokenCut(t testing.TB, infos []tools.Info) (masked, unmasked, prompt int) {
 	t.Helper()
-	h := NewHost(tools.Options{})
+	h := newTestHost()
 	defer h.Close()
 	preset := h.Preset("codemode")
 	for _, in := range infos {
-		if _, err := h.Registry.Register(scope.Global(), tools.Tool{Name: in.Name, Description: in.Description, InputSchema: in.InputSchema, OutputSchema: in.OutputSchema, Handler: noop}); err != nil {
+		if _, err := h.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: in.Name, Description: in.Description, InputSchema: in.InputSchema, OutputSchema: in.OutputSchema, Handler: noop}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,13 +158,13 @@ func tokenCut(t testing.TB, infos []tools.Info) (masked, unmasked, prompt int) {
 		b, _ := json.Marshal(a.Tools)
 		return len(b)
 	}
-	before, _ := h.Registry.Assemble(context.Background(), agent.Ref(), tools.AssembleOptions{})
-	p, err := Mount(h, preset, Options{})
+	before, _ := h.Registry.Assemble(context.Background(), agent, tools.AssembleOptions{})
+	p, err := Mount(h.Registry, preset, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	after, _ := h.Registry.Assemble(context.Background(), agent.Ref(), tools.AssembleOptions{})
+	after, _ := h.Registry.Assemble(context.Background(), agent, tools.AssembleOptions{})
 	prompt = size(after)
 	for _, s := range after.Sections {
 		prompt += len(s.Text)

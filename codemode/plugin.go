@@ -1,15 +1,16 @@
 // Package codemode is the code-mode preset: it mounts code_run and the
 // discovery tools into a preset, masks every tool the preset does not own
 // from the model's assembly, and guards direct calls to masked tools with a
-// self-healing hint (CONTRACT §5).
+// self-healing hint (docs/contract.md#code-mode).
 //
 // # Mounting
 //
-//	host := codemode.NewHost(tools.Options{})
-//	preset := host.Preset("codemode")
-//	p, err := codemode.Mount(host, preset, codemode.Options{})
-//	agent, _ := host.NewAgent(preset, "session-1")
-//	asm, _ := host.Registry.Assemble(ctx, agent.Ref(), tools.AssembleOptions{})
+//	reg := tools.New(tools.Options{})
+//	host := scope.NewHost("host")
+//	preset := host.Child(scope.KindPreset, "codemode")
+//	p, err := codemode.Mount(reg, preset, codemode.Options{})
+//	agent, _ := reg.NewAgent(preset, "session-1")
+//	asm, _ := reg.Assemble(ctx, agent, tools.AssembleOptions{})
 //	// asm.Tools: the preset's own tools plus code_run
 //
 // Mount under a preset scope. Mounted at host level (no preset scope above
@@ -43,29 +44,19 @@ const (
 	defaultCatalogSz = 1500
 )
 
-// Mode is where a program's top-level state lives.
-type Mode string
-
-// The modes.
-const (
-	// PerCall gives every code_run a fresh environment (the default).
-	PerCall Mode = "per-call"
-	// Persistent keeps one environment per (agent, owner): top-level
-	// declarations survive between code_run calls like a REPL.
-	Persistent Mode = "persistent-in-memory"
-)
-
 // Options configures the preset. A zero field means the default in its
 // comment.
 type Options struct {
 	// Runtime runs programs. If nil, Mount creates one from Engine and
 	// Limits, and closes it when the plugin is unloaded.
 	Runtime *runtime.Runtime
-	// Engine is "wazero" or "goja" (used when Runtime is nil). If empty,
-	// wazero: the hard memory and CPU caps are the default.
+	// Engine is one of runtime.Engines (used when Runtime is nil). If empty,
+	// the runtime's default, wazero: the hard memory and CPU caps are the
+	// default.
 	Engine string
-	// Mode is PerCall or Persistent. If empty, PerCall.
-	Mode Mode
+	// Mode is runtime.ModePerCall or runtime.ModePersistent. If empty,
+	// per-call.
+	Mode runtime.Mode
 	// Limits is the program budget (used when Runtime is nil).
 	Limits runtime.Limits
 	// Native lists tools that stay visible to the model even though the
@@ -86,12 +77,11 @@ type Options struct {
 // was mounted under) unloads it: tools, hooks and every persistent
 // environment are released.
 type Plugin struct {
-	host      *Host
 	reg       *tools.Registry
 	opts      Options
 	scope     *scope.Scope // the plugin's own scope
 	presetKey string       // "" when mounted at host level (ownership rule off)
-	layer     scope.Layer
+	layer     tools.Layer
 	rt        *runtime.Runtime
 	envs      *runtime.Environments
 	native    map[string]bool
@@ -100,23 +90,23 @@ type Plugin struct {
 
 	mu           sync.Mutex
 	debug        map[string]*debugState // by agent id
-	bindingCache map[tools.Agent]bindingEntry
+	bindingCache map[bindingKey]bindingEntry
 }
 
-// Mount registers the preset under parent (a preset scope, or the host
-// scope for the fallback).
-func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
+// Mount registers the preset in reg under parent (a preset scope, or the
+// host scope for the fallback).
+func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, error) {
 	switch opts.Mode {
 	case "":
-		opts.Mode = PerCall
-	case PerCall, Persistent:
+		opts.Mode = runtime.ModePerCall
+	case runtime.ModePerCall, runtime.ModePersistent:
 	default:
-		return nil, fmt.Errorf("codemode: unknown mode %q (want %q or %q)", opts.Mode, PerCall, Persistent)
+		return nil, fmt.Errorf("codemode: unknown mode %q (want one of %q)", opts.Mode, runtime.Modes())
 	}
 	if opts.CatalogBudget <= 0 {
 		opts.CatalogBudget = defaultCatalogSz
 	}
-	p := &Plugin{host: host, reg: host.Registry, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[tools.Agent]bindingEntry{}, log: opts.Logger}
+	p := &Plugin{reg: reg, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[bindingKey]bindingEntry{}, log: opts.Logger}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -126,9 +116,9 @@ func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
 	p.scope = parent.Child(scope.KindPlugin, provider)
 	if ps := p.scope.Nearest(scope.KindPreset); ps != nil {
 		p.presetKey = ps.Label()
-		p.layer = scope.Preset(p.presetKey)
+		p.layer = tools.PresetLayer(p.presetKey)
 	} else {
-		p.layer = scope.Global()
+		p.layer = tools.GlobalLayer()
 	}
 	fail := func(err error) (*Plugin, error) {
 		p.scope.Dispose()
@@ -145,14 +135,14 @@ func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
 	}
 	p.envs = p.rt.NewEnvironments(p.scope, runtime.EnvOptions{MaxEnvironments: opts.MaxEnvironments, IdleTTL: opts.IdleTTL})
 	for _, t := range p.tools() {
-		remove, err := p.reg.Register(p.layer, t)
+		g, err := p.reg.Register(p.layer, t)
 		if err != nil {
 			return fail(fmt.Errorf("codemode: %w", err))
 		}
-		p.scope.Effect(remove)
+		p.scope.Effect(g.Remove)
 	}
 	p.scope.Effect(p.reg.OnAssemble(p.assemble))
-	p.scope.Effect(p.reg.AddGuard(p.guard))
+	p.scope.Effect(p.reg.OnGuard(p.guard))
 	if p.presetKey == "" {
 		p.warnFallback()
 	}
@@ -196,8 +186,11 @@ func nameMasked(name string) bool {
 }
 
 // masked reports whether the model must not see (nor directly call) name in
-// a code-mode assembly of this preset.
-func (p *Plugin) masked(name string) bool {
+// a code-mode assembly of this preset for agent: a name the name rule hides,
+// or a tool of the global or agent layer (docs/contract.md#code-mode). A
+// tool no layer of the agent's view holds (another plugin's assemble hook
+// added it) is not the preset's to hide.
+func (p *Plugin) masked(name string, agent *tools.Agent) bool {
 	if p.native[name] {
 		return false
 	}
@@ -206,6 +199,9 @@ func (p *Plugin) masked(name string) bool {
 	}
 	if p.presetKey == "" {
 		return false // ownership rule off
+	}
+	if _, held := p.reg.Lookup(name, agent); !held {
+		return false
 	}
 	return !p.reg.Owned(name, p.presetKey)
 }

@@ -1,6 +1,6 @@
 // Package ptc makes programmatic tool calls: the nested calls a code-mode
 // program makes are executed through the registry's public Execute, with
-// the parent's token, exactly like direct calls (CONTRACT §4).
+// the parent's token, exactly like direct calls (docs/contract.md#nested).
 //
 // For a parent execution P, the n-th nested call (n from 1) gets:
 //
@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -36,9 +35,10 @@ func New(reg *tools.Registry, parent *tools.Execution) *Caller {
 	return &Caller{reg: reg, parent: parent}
 }
 
-// Call performs one nested call. It matches runtime.CallFunc. The value is
-// the tool's structured value, or its text content as a JSON string when it
-// has none; a failed call returns its *tools.Error.
+// Call performs one nested call; it is a runtime.CallFunc. The value is
+// what the program's binding resolves to: the tool's structured value, or
+// its text content as a JSON string when it has none. A failed call
+// returns its *errs.Error, which the binding rejects with.
 func (c *Caller) Call(ctx context.Context, name string, args json.RawMessage) (string, json.RawMessage, error) {
 	id := c.parent.CallID() + ":ptc:" + strconv.FormatInt(c.n.Add(1), 10)
 	res := c.reg.Execute(ctx, tools.Input{
@@ -60,21 +60,4 @@ func (c *Caller) Call(ctx context.Context, name string, args json.RawMessage) (s
 	}
 	text, _ := json.Marshal(res.TextOf())
 	return id, text, nil
-}
-
-// Func returns Call as a runtime.CallFunc.
-func (c *Caller) Func() runtime.CallFunc { return c.Call }
-
-// Count reports how many nested calls were issued.
-func (c *Caller) Count() int { return int(c.n.Load()) }
-
-// Bindings lists the tool names a program of parent's agent can call: every
-// tool in the agent's view, masked ones included.
-func Bindings(reg *tools.Registry, agent *tools.Agent) []string {
-	infos := reg.List(agent)
-	names := make([]string, len(infos))
-	for i, in := range infos {
-		names[i] = in.Name
-	}
-	return names
 }

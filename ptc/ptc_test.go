@@ -11,19 +11,20 @@ import (
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // TestNestedCallsThroughThePipeline runs a real program whose bindings go
 // through the registry, and checks what the pipeline saw.
 func TestNestedCallsThroughThePipeline(t *testing.T) {
 	reg := tools.New(tools.Options{})
-	reg.Register(scope.Global(), tools.Tool{Name: "structured", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "structured", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		return &tools.Result{Value: e.Arguments()}, nil
 	}})
-	reg.Register(scope.Global(), tools.Tool{Name: "text", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "text", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		return tools.TextResult("plain"), nil
 	}})
-	reg.Register(scope.Global(), tools.Tool{Name: "forbidden", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "forbidden", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		t.Error("a denied tool ran")
 		return nil, nil
 	}})
@@ -35,7 +36,7 @@ func TestNestedCallsThroughThePipeline(t *testing.T) {
 	var calls []seen
 	reg.OnPreExecute(func(ctx context.Context, e *tools.Execution, next func() tools.Decision) tools.Decision {
 		mu.Lock()
-		calls = append(calls, seen{e.CallID(), e.RootCallID(), e.ParentCallID(), e.Agent().ID, !e.Parent().IsZero()})
+		calls = append(calls, seen{e.CallID(), e.RootCallID(), e.ParentCallID(), e.Agent().ID(), !e.Parent().IsZero()})
 		mu.Unlock()
 		if e.Name() == "forbidden" {
 			return tools.Deny{Reason: "policy says no"}
@@ -48,20 +49,22 @@ func TestNestedCallsThroughThePipeline(t *testing.T) {
 	}
 	defer rt.Close()
 	var out runtime.Outcome
-	reg.Register(scope.Global(), tools.Tool{Name: "program", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "program", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		c := ptc.New(reg, e)
 		out = rt.Run(ctx, runtime.Request{Code: `
 const a = await tools.structured({ x: 1 });
 const b = await tools.text({});
 let denied;
 try { await tools.forbidden({}) } catch (err) { denied = err.code + ": " + err.message }
-return { a, b, denied };`, Tools: ptc.Bindings(reg, e.Agent()), Call: c.Call})
-		if c.Count() != 3 {
-			t.Errorf("Count: got %d, want 3", c.Count())
-		}
+return { a, b, denied };`, Tools: []string{"structured", "text", "forbidden"}, Call: c.Call})
 		return &tools.Result{Value: out.Value}, nil
 	}})
-	agent := &tools.Agent{ID: "agent-1"}
+	host := scope.NewHost("host")
+	defer host.Dispose()
+	agent, err := reg.NewAgent(host, "agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	res := reg.Execute(context.Background(), tools.Input{CallID: "root", Name: "program", Agent: agent})
 	if res.IsError {
 		t.Fatal(res.Err)
@@ -97,7 +100,7 @@ func TestCallDirect(t *testing.T) {
 	var parent *tools.Execution
 	done := make(chan struct{})
 	release := make(chan struct{})
-	reg.Register(scope.Global(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	reg.Register(tools.GlobalLayer(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		parent = e
 		close(done)
 		<-release
@@ -107,8 +110,8 @@ func TestCallDirect(t *testing.T) {
 	<-done
 	c := ptc.New(reg, parent)
 	id, _, err := c.Call(context.Background(), "nope", json.RawMessage(`{}`))
-	var te *tools.Error
-	if id != "p:ptc:1" || !errors.As(err, &te) || te.Code != tools.CodeUnknownTool {
+	var te *errs.Error
+	if id != "p:ptc:1" || !errors.As(err, &te) || te.Code != errs.CodeUnknownTool {
 		t.Fatalf("got %q %v", id, err)
 	}
 	close(release)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/scope"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
@@ -52,7 +52,7 @@ type EnvOptions struct {
 // Environments holds the persistent-in-memory environments of one plugin
 // instance: at most one per Owner, in a bounded LRU with idle expiry.
 //
-// Retention follows CONTRACT §6. Obtaining an Owner registers its release
+// Retention follows docs/contract.md#environments. Obtaining an Owner registers its release
 // on the agent scope (an agent's disposal frees its environments even when
 // the plugin is long gone) and on the plugin scope (unloading the plugin
 // frees every leftover). LRU eviction and idle expiry go through the very
@@ -219,11 +219,11 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	return out
 }
 
-func (es *Environments) get(ctx context.Context, o *owner, limits Limits) (*penv, bool, *tools.Error) {
+func (es *Environments) get(ctx context.Context, o *owner, limits Limits) (*penv, bool, *errs.Error) {
 	es.mu.Lock()
 	if es.closed {
 		es.mu.Unlock()
-		return nil, false, tools.Errorf(tools.CodeInternal, "environments are closed (the plugin was unloaded)")
+		return nil, false, errs.Errorf(errs.CodeInternal, "environments are closed (the plugin was unloaded)")
 	}
 	if pe, ok := es.lru.Get(o.key); ok {
 		es.mu.Unlock()

@@ -32,23 +32,52 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/gojaengine"
 	"github.com/codemode/codemode/runtime/internal/source"
 	"github.com/codemode/codemode/runtime/internal/wazeroengine"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
-// Engine names.
+// Engine names. [Engines] is the one list of them that config, cmd and
+// bench check names against.
 const (
 	EngineGoja   = "goja"
 	EngineWazero = "wazero"
 )
+
+// Engines lists the engine names.
+func Engines() []string { return []string{EngineGoja, EngineWazero} }
+
+// Mode is where a program's top-level state lives. [Modes] is the one list
+// of them.
+type Mode string
+
+// The modes.
+const (
+	// ModePerCall gives every program a fresh environment (the default).
+	ModePerCall Mode = "per-call"
+	// ModePersistent keeps one environment per (agent, owner): top-level
+	// declarations survive between programs like a REPL (see
+	// [Environments]).
+	ModePersistent Mode = "persistent-in-memory"
+)
+
+// Modes lists the modes.
+func Modes() []Mode { return []Mode{ModePerCall, ModePersistent} }
+
+// KnownEngine and KnownMode report whether a name is one of the lists'.
+func KnownEngine(name string) bool { return slices.Contains(Engines(), name) }
+
+// KnownMode reports whether m is one of [Modes].
+func KnownMode(m Mode) bool { return slices.Contains(Modes(), m) }
 
 // Limits is the one budget every program runs under. A zero field means
 // the default given in its comment.
@@ -172,7 +201,7 @@ func New(opts Options) (*Runtime, error) {
 		rt.opts.Engine = EngineWazero
 		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
 	default:
-		return nil, fmt.Errorf("runtime: unknown engine %q (want %q or %q)", opts.Engine, EngineGoja, EngineWazero)
+		return nil, fmt.Errorf("runtime: unknown engine %q (want one of %q)", opts.Engine, Engines())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %s engine: %w", rt.opts.Engine, err)
@@ -229,7 +258,7 @@ type Call struct {
 	Name     string        `json:"name"`
 	Duration time.Duration `json:"-"`
 	// Code is the error code, "" on success.
-	Code tools.Code `json:"error,omitempty"`
+	Code errs.Code `json:"error,omitempty"`
 }
 
 // Outcome is the result of a run.
@@ -241,7 +270,7 @@ type Outcome struct {
 	// LogsTruncated is set when output passed the log budget.
 	LogsTruncated bool
 	// Err is nil on success.
-	Err      *tools.Error
+	Err      *errs.Error
 	Calls    []Call
 	Duration time.Duration
 	// Globals lists the persistent environment's top-level names after the
@@ -268,7 +297,7 @@ func (rt *Runtime) Run(ctx context.Context, req Request) Outcome {
 	start := time.Now()
 	limits := rt.effective(req.Limits)
 	if rt.closed.Load() {
-		return Outcome{Err: &tools.Error{Code: tools.CodeInternal, Message: ErrClosed.Error(), Err: ErrClosed}, Duration: time.Since(start)}
+		return Outcome{Err: &errs.Error{Code: errs.CodeInternal, Message: ErrClosed.Error(), Err: ErrClosed}, Duration: time.Since(start)}
 	}
 	if err := checkSize(req.Code, limits); err != nil {
 		return Outcome{Err: err, Duration: time.Since(start)}
@@ -283,22 +312,22 @@ func (rt *Runtime) Run(ctx context.Context, req Request) Outcome {
 	return out
 }
 
-func envError(err error) *tools.Error {
-	e := tools.AsError(err)
-	if e.Code == tools.CodeToolError {
-		e = &tools.Error{Code: tools.CodeInternal, Message: "creating an environment: " + err.Error(), Err: err}
+func envError(err error) *errs.Error {
+	e := errs.AsError(err)
+	if e.Code == errs.CodeToolError {
+		e = &errs.Error{Code: errs.CodeInternal, Message: "creating an environment: " + err.Error(), Err: err}
 	}
 	return e
 }
 
 // checkSize refuses a program over the code budget before anything
 // parses it.
-func checkSize(code string, limits Limits) *tools.Error {
+func checkSize(code string, limits Limits) *errs.Error {
 	if len(code) <= limits.MaxCodeBytes {
 		return nil
 	}
-	return &tools.Error{
-		Code:    tools.CodeProgramTooLarge,
+	return &errs.Error{
+		Code:    errs.CodeProgramTooLarge,
 		Message: fmt.Sprintf("the program is %d bytes, over the %d-byte limit: send a shorter program (keep data in tools and fetch it from the program; in persistent mode, define helpers in one run and use them in the next)", len(code), limits.MaxCodeBytes),
 		Info:    map[string]any{"bytes": len(code), "limit": limits.MaxCodeBytes},
 	}
@@ -313,11 +342,11 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	deadline, _ := ctx.Deadline()
 	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth})
 	if err != nil {
-		out.Err = tools.AsError(err)
+		out.Err = errs.AsError(err)
 		return out
 	}
 	if time.Now().After(deadline) {
-		out.Err = tools.Errorf(tools.CodeTimeout, "program timed out after %s while it was being parsed", limits.Timeout)
+		out.Err = errs.Errorf(errs.CodeTimeout, "program timed out after %s while it was being parsed", limits.Timeout)
 		return out
 	}
 
@@ -341,12 +370,74 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	out.Value, out.Err = res.Value, res.Err
 	if out.Err == nil && len(out.Value) > limits.MaxResultBytes {
 		out.Value = nil
-		out.Err = tools.Errorf(tools.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
+		out.Err = errs.Errorf(errs.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
 	}
-	if out.Err != nil && out.Err.Code == tools.CodeTimeout && out.Err.Message == "" {
+	if out.Err != nil && out.Err.Code == errs.CodeTimeout && out.Err.Message == "" {
 		out.Err.Message = fmt.Sprintf("program timed out after %s", limits.Timeout)
 	}
+	out.Err = boundError(out.Err)
 	return out
+}
+
+// The error budget: what a failure carries back is bounded whatever the
+// program threw (a 5 MB message once became a 15 MB response: the message,
+// the stack and the result's metadata each carried it).
+const (
+	maxErrorMessage = 8 << 10 // bytes of the message
+	maxErrorString  = 8 << 10 // bytes of each string in Info (the stack among them)
+	maxErrorInfo    = 16      // entries of Info, lists included
+)
+
+// cutMarker ends a string the budget cut.
+const cutMarker = "… [cut: %d more bytes]"
+
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + fmt.Sprintf(cutMarker, len(s)-i)
+}
+
+// boundError returns e with its message, and the strings and lists of its
+// Info, cut to the error budget. It copies instead of changing e, which an
+// engine may share.
+func boundError(e *errs.Error) *errs.Error {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Message = cut(c.Message, maxErrorMessage)
+	if len(e.Info) > 0 {
+		c.Info = make(map[string]any, len(e.Info))
+		n := 0
+		for k, v := range e.Info {
+			if n == maxErrorInfo {
+				break
+			}
+			n++
+			switch v := v.(type) {
+			case string:
+				c.Info[k] = cut(v, maxErrorString)
+			case []string:
+				if len(v) > maxErrorInfo {
+					v = v[:maxErrorInfo]
+				}
+				c.Info[k] = v
+			case []any:
+				if len(v) > maxErrorInfo {
+					v = v[:maxErrorInfo]
+				}
+				c.Info[k] = v
+			default:
+				c.Info[k] = v
+			}
+		}
+	}
+	return &c
 }
 
 // recorder enforces the nested-call and log budgets of one run and records
@@ -375,28 +466,28 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	r.mu.Lock()
 	if r.done {
 		r.mu.Unlock()
-		return nil, tools.Errorf(tools.CodeCancelled, "the program has ended")
+		return nil, errs.Errorf(errs.CodeCancelled, "the program has ended")
 	}
 	r.inflight++
 	r.mu.Unlock()
 	defer r.leave()
 	if n := r.count.Add(1); n > int64(r.limits.MaxSubcalls) {
-		return nil, tools.Errorf(tools.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
+		return nil, errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
 	}
 	select {
 	case r.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, tools.AsError(ctx.Err())
+		return nil, errs.AsError(ctx.Err())
 	}
 	defer func() { <-r.sem }()
 	if r.req.Call == nil {
-		return nil, tools.Errorf(tools.CodeUnknownTool, "unknown tool %q: no tools are available", name)
+		return nil, errs.Errorf(errs.CodeUnknownTool, "unknown tool %q: no tools are available", name)
 	}
 	start := time.Now()
 	id, value, err := r.req.Call(ctx, name, args)
 	c := Call{ID: id, Name: name, Duration: time.Since(start)}
 	if err != nil {
-		c.Code = tools.CodeOf(err)
+		c.Code = errs.CodeOf(err)
 	}
 	r.mu.Lock()
 	r.calls = append(r.calls, c)
@@ -416,6 +507,11 @@ func (r *recorder) leave() {
 
 const truncationMarker = "[output truncated: the log budget is exhausted]"
 
+// logEntryCost is what a console line costs on top of its text: every
+// entry travels as {"level":…,"text":…} and a line of the text content, so
+// `for (;;) console.log()` spends the budget too.
+const logEntryCost = 32
+
 func (r *recorder) log(level, text string) {
 	r.mu.Lock()
 	if r.truncated {
@@ -423,11 +519,11 @@ func (r *recorder) log(level, text string) {
 		return
 	}
 	var l Log
-	if r.logBytes+len(text) > r.limits.MaxLogBytes {
+	if cost := len(text) + logEntryCost; r.logBytes+cost > r.limits.MaxLogBytes {
 		r.truncated = true
 		l = Log{Level: "warn", Text: truncationMarker}
 	} else {
-		r.logBytes += len(text)
+		r.logBytes += cost
 		l = Log{Level: level, Text: text}
 	}
 	r.logs = append(r.logs, l)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // engines returns a runtime of each engine.
@@ -39,7 +39,7 @@ type echoCall struct {
 func (c *echoCall) call(ctx context.Context, name string, args json.RawMessage) (string, json.RawMessage, error) {
 	id := "p:ptc:" + string(rune('0'+c.n.Add(1)%10))
 	if name == "missing" {
-		return id, nil, tools.Errorf(tools.CodeUnknownTool, "unknown tool %q", name)
+		return id, nil, errs.Errorf(errs.CodeUnknownTool, "unknown tool %q", name)
 	}
 	cur := c.inFlight.Add(1)
 	defer c.inFlight.Add(-1)
@@ -66,7 +66,7 @@ func TestLimits(t *testing.T) {
 				name     string
 				code     string
 				limits   runtime.Limits
-				wantCode tools.Code
+				wantCode errs.Code
 				check    func(t *testing.T, out runtime.Outcome, c *echoCall)
 			}{
 				{name: "value and calls", code: `const r = await tools.echo({ a: 1 }); return r.a + 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
@@ -74,7 +74,7 @@ func TestLimits(t *testing.T) {
 						t.Errorf("got %s %+v", out.Value, out.Calls)
 					}
 				}},
-				{name: "subcall limit", limits: runtime.Limits{MaxSubcalls: 5}, code: `for (let i = 0; i < 10; i++) await tools.echo({ i })`, wantCode: tools.CodeSubcallLimit},
+				{name: "subcall limit", limits: runtime.Limits{MaxSubcalls: 5}, code: `for (let i = 0; i < 10; i++) await tools.echo({ i })`, wantCode: errs.CodeSubcallLimit},
 				{name: "subcall limit is catchable", limits: runtime.Limits{MaxSubcalls: 2}, code: `let n = 0; for (let i = 0; i < 5; i++) { try { await tools.echo({}); n++ } catch (e) { if (e.code !== "SUBCALL_LIMIT") throw e } } return n`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
 					if string(out.Value) != "2" {
 						t.Errorf("got %s, want 2", out.Value)
@@ -85,21 +85,37 @@ func TestLimits(t *testing.T) {
 						t.Errorf("max in flight %d, want 2..3", m)
 					}
 				}},
+				// Each line costs its text plus 32 bytes: 42 each, so two fit in 100.
 				{name: "log budget truncates", limits: runtime.Limits{MaxLogBytes: 100}, code: `for (let i = 0; i < 50; i++) console.log("0123456789"); return 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
-					if !out.LogsTruncated || len(out.Logs) != 11 || !strings.Contains(out.Logs[10].Text, "truncated") || string(out.Value) != "1" {
+					if !out.LogsTruncated || len(out.Logs) != 3 || !strings.Contains(out.Logs[2].Text, "truncated") || string(out.Value) != "1" {
 						t.Errorf("got %d logs, truncated %v", len(out.Logs), out.LogsTruncated)
 					}
 				}},
-				{name: "result budget", limits: runtime.Limits{MaxResultBytes: 1000}, code: `return "x".repeat(2000)`, wantCode: tools.CodeResultTooLarge},
-				{name: "binding rejection keeps its code", code: `await tools.missing({})`, wantCode: tools.CodeUnknownTool},
-				{name: "timeout cancels in-flight calls", limits: runtime.Limits{Timeout: 50 * time.Millisecond}, code: `while (true) await tools.slow({})`, wantCode: tools.CodeTimeout},
-				{name: "syntax error", code: "return (", wantCode: tools.CodeSyntaxError},
+				{name: "empty lines spend the log budget", limits: runtime.Limits{MaxLogBytes: 1 << 10}, code: `for (let i = 0; i < 1e4; i++) console.log(); return 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if !out.LogsTruncated || len(out.Logs) != 33 {
+						t.Errorf("got %d logs, truncated %v; want 32 empty lines and the marker", len(out.Logs), out.LogsTruncated)
+					}
+				}},
+				{name: "a huge error message is cut", limits: runtime.Limits{Timeout: 20 * time.Second}, code: `throw new Error("x".repeat(1e6))`, wantCode: errs.CodeRuntimeError, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if n := len(out.Err.Message); n > 9<<10 || !strings.Contains(out.Err.Message, "[cut: ") {
+						t.Errorf("got a %d-byte message, want it cut near 8 KiB with a marker", n)
+					}
+					for k, v := range out.Err.Info {
+						if s, ok := v.(string); ok && len(s) > 9<<10 {
+							t.Errorf("Info[%q] is %d bytes", k, len(s))
+						}
+					}
+				}},
+				{name: "result budget", limits: runtime.Limits{MaxResultBytes: 1000}, code: `return "x".repeat(2000)`, wantCode: errs.CodeResultTooLarge},
+				{name: "binding rejection keeps its code", code: `await tools.missing({})`, wantCode: errs.CodeUnknownTool},
+				{name: "timeout cancels in-flight calls", limits: runtime.Limits{Timeout: 50 * time.Millisecond}, code: `while (true) await tools.slow({})`, wantCode: errs.CodeTimeout},
+				{name: "syntax error", code: "return (", wantCode: errs.CodeSyntaxError},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					c := &echoCall{}
 					out := rt.Run(context.Background(), runtime.Request{Code: tt.code, Tools: []string{"echo", "slow"}, Call: c.call, Limits: tt.limits})
-					got := tools.Code("")
+					got := errs.Code("")
 					if out.Err != nil {
 						got = out.Err.Code
 					}
@@ -150,7 +166,7 @@ func TestPersistentEnvironments(t *testing.T) {
 			}
 			// A broken environment is replaced, not reused.
 			out := es.Run(context.Background(), o, runtime.Request{Code: "let keep = 1; while (true) {}", Limits: runtime.Limits{Timeout: 50 * time.Millisecond}})
-			if out.Err == nil || out.Err.Code != tools.CodeTimeout {
+			if out.Err == nil || out.Err.Code != errs.CodeTimeout {
 				t.Fatalf("got %v, want TIMEOUT", out.Err)
 			}
 			if out := es.Run(context.Background(), o, runtime.Request{Code: "return 7"}); string(out.Value) != "7" {

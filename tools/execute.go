@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // Input is what a caller passes to Execute.
@@ -68,9 +70,10 @@ type Execution struct {
 	args       string // the JSON snapshot; a string, so nobody can mutate it
 	agent      *Agent
 	parent     Token
-	info       *registered
+	info       *registered // nil until the name resolved
 	start      time.Time
 	done       atomic.Bool
+	in         Input // as the caller gave it; the pipeline reads Arguments, Timeout, Inline
 }
 
 // CallID is the call's id.
@@ -101,36 +104,46 @@ func (e *Execution) ParentCallID() string { return e.parent.CallID() }
 // nested calls.
 func (e *Execution) Token() Token { return Token{e: e} }
 
-// Tool describes the resolved tool.
-func (e *Execution) Tool() Info { return e.info.info() }
+// Tool describes the resolved tool; the zero Info until the name resolved.
+func (e *Execution) Tool() Info {
+	if e.info == nil {
+		return Info{}
+	}
+	return e.info.info()
+}
+
+// Start is when Execute began the call.
+func (e *Execution) Start() time.Time { return e.start }
 
 // Finished reports whether the execution has been finalized.
 func (e *Execution) Finished() bool { return e.done.Load() }
 
-// Execute runs one call through the pipeline of CONTRACT §3: resolve,
+// Execute runs one call through the pipeline of docs/contract.md#pipeline: resolve,
 // snapshot, validate, pre-execute waterfall, approval, guards, dispatch,
 // post-execute waterfall, finalize. It never panics and never returns nil:
 // every failure is an error result with a code.
 func (r *Registry) Execute(ctx context.Context, in Input) *Result {
 	start := time.Now()
-	e := &Execution{reg: r, callID: in.CallID, rootCallID: in.RootCallID, name: in.Name, agent: in.Agent, parent: in.Parent, start: start}
+	e := &Execution{reg: r, callID: in.CallID, rootCallID: in.RootCallID, name: in.Name, agent: in.Agent, parent: in.Parent, start: start, in: in}
 	if e.rootCallID == "" {
 		e.rootCallID = in.CallID
 	}
-	res := r.execute(ctx, e, in)
+	res := r.run(ctx, e)
 	r.finalize(e, res)
 	return res
 }
 
-func (r *Registry) execute(ctx context.Context, e *Execution, in Input) *Result {
+// pipeline is steps 1–8, the innermost Executor.
+func (r *Registry) pipeline(ctx context.Context, e *Execution) *Result {
+	in := &e.in
 	// A parent token must come from a live execution of this registry: a
 	// stale or foreign token proves nothing.
 	if p := in.Parent.e; p != nil && (p.reg != r || p.done.Load()) {
-		return errorResult(Errorf(CodeDenied, "parent execution %q is not in progress", p.callID))
+		return errorResult(errs.Errorf(errs.CodeDenied, "parent execution %q is not in progress", p.callID))
 	}
 	// 1. Resolve.
 	if len(in.Name) > MaxNameBytes {
-		return errorResult(&Error{Code: CodeUnknownTool, Message: fmt.Sprintf("unknown tool: the name is %d bytes long, and no tool name is longer than %d", len(in.Name), MaxNameBytes)})
+		return errorResult(&errs.Error{Code: errs.CodeUnknownTool, Message: fmt.Sprintf("unknown tool: the name is %d bytes long, and no tool name is longer than %d", len(in.Name), MaxNameBytes)})
 	}
 	g, _, ok := r.tools.Resolve(in.Name, in.Agent.view())
 	if !ok {
@@ -163,29 +176,29 @@ func (r *Registry) execute(ctx context.Context, e *Execution, in Input) *Result 
 
 // decide runs the pre-execute waterfall, approval and guards, returning nil
 // when the call may proceed.
-func (r *Registry) decide(ctx context.Context, e *Execution) *Error {
+func (r *Registry) decide(ctx context.Context, e *Execution) *errs.Error {
 	d := r.preWaterfall(ctx, e)
 	switch d := d.(type) {
 	case Deny:
-		return &Error{Code: CodeDenied, Message: d.Reason, Info: d.Info}
+		return &errs.Error{Code: errs.CodeDenied, Message: d.Reason, Info: d.Info}
 	case Cancel:
-		return Errorf(CodeCancelled, "cancelled by policy")
+		return errs.Errorf(errs.CodeCancelled, "cancelled by policy")
 	case Ask:
 		ok, err := r.approve(ctx, e, d.Reason)
 		if err != nil {
-			return &Error{Code: CodeDenied, Message: "approval failed: " + err.Error(), Err: err}
+			return &errs.Error{Code: errs.CodeDenied, Message: "approval failed: " + err.Error(), Err: err}
 		}
 		if !ok {
 			msg := "approval refused"
 			if d.Reason != "" {
 				msg += ": " + d.Reason
 			}
-			return &Error{Code: CodeDenied, Message: msg}
+			return &errs.Error{Code: errs.CodeDenied, Message: msg}
 		}
 	}
 	for _, g := range r.guards.load() {
 		if reason := r.runGuard(*g, e); reason != "" {
-			return &Error{Code: CodeDenied, Message: reason}
+			return &errs.Error{Code: errs.CodeDenied, Message: reason}
 		}
 	}
 	return nil
@@ -303,7 +316,7 @@ func (r *Registry) dispatchInline(ctx context.Context, e *Execution, timeout tim
 func (r *Registry) runBody(ctx context.Context, e *Execution) (o outcome) {
 	defer func() {
 		if p := recover(); p != nil {
-			o = outcome{err: &Error{Code: CodeToolError, Message: fmt.Sprintf("tool %s panicked: %v", e.name, p), Info: map[string]any{"stack": string(debug.Stack())}}}
+			o = outcome{err: &errs.Error{Code: errs.CodeToolError, Message: fmt.Sprintf("tool %s panicked: %v", e.name, p), Info: map[string]any{"stack": string(debug.Stack())}}}
 		}
 	}()
 	o.res, o.err = r.runExecHooks(ctx, e)
@@ -325,18 +338,18 @@ func (r *Registry) runExecHooks(ctx context.Context, e *Execution) (*Result, err
 	return step(0, ctx)
 }
 
-func ctxError(ctx context.Context, name string) *Error {
+func ctxError(ctx context.Context, name string) *errs.Error {
 	if ctx.Err() == context.DeadlineExceeded {
-		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("tool %s timed out", name), Err: ctx.Err()}
+		return &errs.Error{Code: errs.CodeTimeout, Message: fmt.Sprintf("tool %s timed out", name), Err: ctx.Err()}
 	}
-	return &Error{Code: CodeCancelled, Message: fmt.Sprintf("tool %s was cancelled", name), Err: ctx.Err()}
+	return &errs.Error{Code: errs.CodeCancelled, Message: fmt.Sprintf("tool %s was cancelled", name), Err: ctx.Err()}
 }
 
 // normalize turns a body's (result, error) pair into one result.
 func (r *Registry) normalize(ctx context.Context, e *Execution, o outcome) *Result {
 	if o.err != nil {
-		err := AsError(o.err)
-		if err.Code == CodeCancelled || err.Code == CodeTimeout {
+		err := errs.AsError(o.err)
+		if err.Code == errs.CodeCancelled || err.Code == errs.CodeTimeout {
 			if ctx.Err() != nil {
 				err = ctxError(ctx, e.name)
 			}
@@ -353,7 +366,7 @@ func (r *Registry) normalize(ctx context.Context, e *Execution, o outcome) *Resu
 	}
 	if res.IsError {
 		if res.Err == nil {
-			res.Err = &Error{Code: CodeToolError, Message: strings.TrimPrefix(res.TextOf(), "Error: ")}
+			res.Err = &errs.Error{Code: errs.CodeToolError, Message: strings.TrimPrefix(res.TextOf(), "Error: ")}
 		}
 		res.Value = nil
 		if len(res.Content) == 0 {
@@ -362,7 +375,7 @@ func (r *Registry) normalize(ctx context.Context, e *Execution, o outcome) *Resu
 		return res
 	}
 	if len(res.Value) > 0 && !json.Valid(res.Value) {
-		return errorResult(Errorf(CodeToolError, "tool %s returned a structured value that is not JSON", e.name))
+		return errorResult(errs.Errorf(errs.CodeToolError, "tool %s returned a structured value that is not JSON", e.name))
 	}
 	if len(res.Content) == 0 && len(res.Value) > 0 {
 		res.Content = []Content{Text{Text: string(res.Value)}}
@@ -377,7 +390,7 @@ func (r *Registry) postExecute(ctx context.Context, e *Execution, res *Result) (
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			out = errorResult(Errorf(CodeInternal, "post-execute listener panicked: %v", p))
+			out = errorResult(errs.Errorf(errs.CodeInternal, "post-execute listener panicked: %v", p))
 		}
 	}()
 	var step func(i int) PostDecision
@@ -411,7 +424,7 @@ func (r *Registry) postExecute(ctx context.Context, e *Execution, res *Result) (
 		if msg == "" {
 			msg = "blocked by policy"
 		}
-		c := errorResult(&Error{Code: CodeDenied, Message: msg})
+		c := errorResult(&errs.Error{Code: errs.CodeDenied, Message: msg})
 		c.Content = d.Feedback
 		c.AdditionalContexts = append(append([]string(nil), res.AdditionalContexts...), d.AdditionalContexts...)
 		return c
@@ -426,7 +439,7 @@ func (r *Registry) finalize(e *Execution, res *Result) {
 		Name: e.name, Duration: time.Since(e.start), IsError: res.IsError,
 	}
 	if e.agent != nil {
-		ev.Agent = e.agent.ID
+		ev.Agent = e.agent.id
 	}
 	if res.Err != nil {
 		ev.Code = res.Err.Code

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 var echoSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer","minimum":0}},"required":["text"],"additionalProperties":false}`)
@@ -41,11 +41,11 @@ func newHarness(t *testing.T, opts Options, extra ...Tool) *harness {
 			h.mu.Unlock()
 			return inner(ctx, e)
 		}
-		if _, err := h.r.Register(scope.Global(), tool); err != nil {
+		if _, err := h.r.Register(GlobalLayer(), tool); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h.r.Subscribe(func(ev ResultEvent) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() })
+	h.r.OnResult(func(ev ResultEvent) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() })
 	h.r.OnPostExecute(func(ctx context.Context, e *Execution, r *Result, next func() PostDecision) PostDecision {
 		h.mu.Lock()
 		h.posts++
@@ -71,50 +71,50 @@ func TestExecuteDecisions(t *testing.T) {
 		{name: "allow raw", in: Input{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)}, wantRan: true, wantVal: `{"text":"hi"}`},
 		{name: "deny", pre: func(ctx context.Context, e *Execution, next func() Decision) Decision {
 			return Deny{Reason: "STS-PROBE-DENY: blocked", Info: map[string]any{"code": "PROBE_DENY"}}
-		}, in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: CodeDenied, wantText: "Error: STS-PROBE-DENY: blocked"},
+		}, in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "Error: STS-PROBE-DENY: blocked"},
 		{name: "cancel", pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { return Cancel{} },
-			in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: CodeCancelled, wantText: "Error: cancelled"},
+			in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeCancelled, wantText: "Error: cancelled"},
 		{name: "ask approved", opts: Options{Approver: ApproveAll}, pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { return Ask{Reason: "writes"} },
 			in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantRan: true, wantVal: `{"text":"x"}`},
 		{name: "ask refused by default", pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { return Ask{Reason: "writes"} },
-			in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: CodeDenied, wantText: "approval refused: writes"},
+			in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "approval refused: writes"},
 		{name: "approver error fails closed", opts: Options{Approver: ApproverFunc(func(context.Context, *Execution, string) (bool, error) { return true, errors.New("service down") })},
 			pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { return Ask{} },
-			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: CodeDenied, wantText: "service down"},
+			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "service down"},
 		{name: "guard deny survives a later allow", guard: func(e *Execution) string { return "guarded" },
 			pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { next(); return Allow{} },
-			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: CodeDenied, wantText: "Error: guarded"},
+			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "Error: guarded"},
 		{name: "post block", post: func(ctx context.Context, e *Execution, r *Result, next func() PostDecision) PostDecision {
 			return Block{Feedback: []Content{Text{Text: "redacted by policy"}}}
-		}, in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantRan: true, wantCode: CodeDenied, wantText: "redacted by policy"},
+		}, in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantRan: true, wantCode: errs.CodeDenied, wantText: "redacted by policy"},
 		{name: "post accept replaces value", post: func(ctx context.Context, e *Execution, r *Result, next func() PostDecision) PostDecision {
 			return Accept{Value: json.RawMessage(`{"text":"rewritten"}`)}
 		}, in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantRan: true, wantVal: `{"text":"rewritten"}`},
-		{name: "unknown with suggestion", in: Input{Name: "ecko"}, wantCode: CodeUnknownTool, wantText: `did you mean "echo"`},
-		{name: "invalid arguments names the path", in: Input{Name: "echo", Arguments: map[string]any{"text": "x", "n": -1}}, wantCode: CodeInvalidArguments, wantText: "at arguments.n: minimum"},
-		{name: "missing required", in: Input{Name: "echo", Arguments: map[string]any{}}, wantCode: CodeInvalidArguments, wantText: "text"},
-		{name: "extra property", in: Input{Name: "echo", Arguments: map[string]any{"text": "x", "zz": 1}}, wantCode: CodeInvalidArguments, wantText: "zz"},
-		{name: "wrong type", in: Input{Name: "echo", Arguments: map[string]any{"text": 5}}, wantCode: CodeInvalidArguments, wantText: "at arguments.text: type"},
-		{name: "non-serializable", in: Input{Name: "echo", Arguments: map[string]any{"text": "x", "f": func() {}}}, wantCode: CodeInvalidArguments, wantText: "arguments.f: a value of type func()"},
-		{name: "NaN", in: Input{Name: "echo", Arguments: map[string]any{"text": "x", "v": []any{math.NaN()}}}, wantCode: CodeInvalidArguments, wantText: "arguments.v[0]: NaN"},
-		{name: "not an object", in: Input{Name: "echo", Arguments: json.RawMessage(`[1]`)}, wantCode: CodeInvalidArguments, wantText: "must be a JSON object"},
-		{name: "bad json", in: Input{Name: "echo", Arguments: []byte(`{"text":`)}, wantCode: CodeInvalidArguments, wantText: "not valid JSON"},
-		{name: "body panic", in: Input{Name: "panicky"}, wantRan: true, wantCode: CodeToolError, wantText: "kaboom"},
-		{name: "body error", in: Input{Name: "failing"}, wantRan: true, wantCode: CodeToolError, wantText: "Error: disk on fire"},
-		{name: "deadline", in: Input{Name: "slow", Timeout: 20 * time.Millisecond}, wantRan: true, wantCode: CodeTimeout, wantText: "timed out"},
-		{name: "deadline with a body that ignores ctx", in: Input{Name: "stubborn", Timeout: time.Millisecond}, anyRan: true, wantCode: CodeTimeout},
+		{name: "unknown with suggestion", in: Input{Name: "ecko"}, wantCode: errs.CodeUnknownTool, wantText: `did you mean "echo"`},
+		{name: "invalid arguments names the path", in: Input{Name: "echo", Arguments: map[string]any{"text": "x", "n": -1}}, wantCode: errs.CodeInvalidArguments, wantText: "at arguments.n: minimum"},
+		{name: "missing required", in: Input{Name: "echo", Arguments: map[string]any{}}, wantCode: errs.CodeInvalidArguments, wantText: "text"},
+		{name: "extra property", in: Input{Name: "echo", Arguments: map[string]any{"text": "x", "zz": 1}}, wantCode: errs.CodeInvalidArguments, wantText: "zz"},
+		{name: "wrong type", in: Input{Name: "echo", Arguments: map[string]any{"text": 5}}, wantCode: errs.CodeInvalidArguments, wantText: "at arguments.text: type"},
+		{name: "non-serializable", in: Input{Name: "echo", Arguments: map[string]any{"text": "x", "f": func() {}}}, wantCode: errs.CodeInvalidArguments, wantText: "arguments.f: a value of type func()"},
+		{name: "NaN", in: Input{Name: "echo", Arguments: map[string]any{"text": "x", "v": []any{math.NaN()}}}, wantCode: errs.CodeInvalidArguments, wantText: "arguments.v[0]: NaN"},
+		{name: "not an object", in: Input{Name: "echo", Arguments: json.RawMessage(`[1]`)}, wantCode: errs.CodeInvalidArguments, wantText: "must be a JSON object"},
+		{name: "bad json", in: Input{Name: "echo", Arguments: []byte(`{"text":`)}, wantCode: errs.CodeInvalidArguments, wantText: "not valid JSON"},
+		{name: "body panic", in: Input{Name: "panicky"}, wantRan: true, wantCode: errs.CodeToolError, wantText: "kaboom"},
+		{name: "body error", in: Input{Name: "failing"}, wantRan: true, wantCode: errs.CodeToolError, wantText: "Error: disk on fire"},
+		{name: "deadline", in: Input{Name: "slow", Timeout: 20 * time.Millisecond}, wantRan: true, wantCode: errs.CodeTimeout, wantText: "timed out"},
+		{name: "deadline with a body that ignores ctx", in: Input{Name: "stubborn", Timeout: time.Millisecond}, anyRan: true, wantCode: errs.CodeTimeout},
 		{name: "cancellation", in: Input{Name: "slow"}, ctx: func() (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() { time.Sleep(10 * time.Millisecond); cancel() }()
 			return ctx, cancel
-		}, wantRan: true, wantCode: CodeCancelled},
+		}, wantRan: true, wantCode: errs.CodeCancelled},
 		{name: "already cancelled", in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, ctx: func() (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			return ctx, cancel
-		}, wantCode: CodeCancelled},
+		}, wantCode: errs.CodeCancelled},
 		{name: "listener panic fails closed", pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { panic("bad listener") },
-			in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: CodeDenied, wantText: "bad listener"},
+			in: Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "bad listener"},
 	}
 	// Every case holds with the body on its own goroutine and inline (a
 	// stubborn body then holds the caller, but the answer is the same).
@@ -138,7 +138,7 @@ type decisionCase struct {
 	post     PostExecute
 	in       Input
 	ctx      func() (context.Context, context.CancelFunc)
-	wantCode Code
+	wantCode errs.Code
 	wantText string // substring of the result text
 	wantRan  bool   // the body ran
 	wantVal  string
@@ -151,7 +151,7 @@ func runDecisionCase(t *testing.T, tt decisionCase, extra ...Tool) {
 		h.r.OnPreExecute(tt.pre)
 	}
 	if tt.guard != nil {
-		h.r.AddGuard(tt.guard)
+		h.r.OnGuard(tt.guard)
 	}
 	if tt.post != nil {
 		h.r.OnPostExecute(tt.post)
@@ -178,7 +178,7 @@ func runDecisionCase(t *testing.T, tt decisionCase, extra ...Tool) {
 		if !strings.HasPrefix(res.TextOf(), "Error: ") && tt.name != "post block" {
 			t.Errorf("got text %q, want an Error: prefix", res.TextOf())
 		}
-		if !errors.Is(res.Err, &Error{Code: tt.wantCode}) {
+		if !errors.Is(res.Err, &errs.Error{Code: tt.wantCode}) {
 			t.Errorf("errors.Is does not match the code")
 		}
 	}
@@ -194,7 +194,7 @@ func runDecisionCase(t *testing.T, tt decisionCase, extra ...Tool) {
 		t.Errorf("body ran %d times, want ran=%v", h.ran, tt.wantRan)
 	}
 	wantPosts := 1
-	if tt.wantCode == CodeUnknownTool || tt.wantCode == CodeInvalidArguments {
+	if tt.wantCode == errs.CodeUnknownTool || tt.wantCode == errs.CodeInvalidArguments {
 		wantPosts = 0 // resolution and validation failures precede the policy pipeline
 	}
 	if h.posts != wantPosts {
@@ -226,18 +226,18 @@ func TestNestedExecution(t *testing.T) {
 		parentID, root string
 		nested         bool
 	}
-	r.Register(scope.Global(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	r.Register(GlobalLayer(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		inner.parentID, inner.root, inner.nested = e.ParentCallID(), e.RootCallID(), !e.Parent().IsZero()
 		return TextResult("leaf"), nil
 	}})
 	var stale Token
-	r.Register(scope.Global(), Tool{Name: "outer", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	r.Register(GlobalLayer(), Tool{Name: "outer", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		stale = e.Token()
 		res := r.Execute(ctx, Input{CallID: e.CallID() + ":ptc:1", RootCallID: e.RootCallID(), Name: "leaf", Parent: e.Token(), Agent: e.Agent()})
 		return res, nil
 	}})
 	var events []ResultEvent
-	r.Subscribe(func(ev ResultEvent) { events = append(events, ev) })
+	r.OnResult(func(ev ResultEvent) { events = append(events, ev) })
 	res := r.Execute(context.Background(), Input{CallID: "root", Name: "outer"})
 	if res.IsError || res.TextOf() != "leaf" {
 		t.Fatalf("got %+v", res)
@@ -250,17 +250,17 @@ func TestNestedExecution(t *testing.T) {
 	}
 	// A token of a finished execution no longer vouches for anything.
 	res = r.Execute(context.Background(), Input{CallID: "late:ptc:1", Name: "leaf", Parent: stale})
-	if res.Err == nil || res.Err.Code != CodeDenied {
+	if res.Err == nil || res.Err.Code != errs.CodeDenied {
 		t.Fatalf("stale parent: got %+v", res)
 	}
 	// Nor does a token of another registry.
 	other := New(Options{})
-	other.Register(scope.Global(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
-	r.Register(scope.Global(), Tool{Name: "cross", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	other.Register(GlobalLayer(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
+	r.Register(GlobalLayer(), Tool{Name: "cross", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		return other.Execute(ctx, Input{CallID: "x", Name: "leaf", Parent: e.Token()}), nil
 	}})
 	res = r.Execute(context.Background(), Input{CallID: "c", Name: "cross"})
-	if res.Err == nil || res.Err.Code != CodeDenied {
+	if res.Err == nil || res.Err.Code != errs.CodeDenied {
 		t.Fatalf("foreign parent: got %+v", res)
 	}
 }
@@ -270,18 +270,18 @@ func TestRegister(t *testing.T) {
 	noop := func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }
 	tests := []struct {
 		name    string
-		layer   scope.Layer
+		layer   Layer
 		tool    Tool
 		wantErr string
 	}{
-		{"ok", scope.Global(), Tool{Name: "a", Handler: noop}, ""},
-		{"reserved", scope.Global(), Tool{Name: "run_code", Handler: noop}, "reserved"},
-		{"duplicate in a layer", scope.Global(), Tool{Name: "a", Handler: noop}, "already registered"},
-		{"same name in another layer", scope.Preset("p"), Tool{Name: "a", Handler: noop}, ""},
-		{"empty", scope.Global(), Tool{Handler: noop}, "empty name"},
-		{"no handler", scope.Global(), Tool{Name: "b"}, "no handler"},
-		{"bad schema json", scope.Global(), Tool{Name: "c", Handler: noop, InputSchema: json.RawMessage(`{`)}, "input schema"},
-		{"unresolvable schema", scope.Global(), Tool{Name: "d", Handler: noop, InputSchema: json.RawMessage(`{"$ref":"#/$defs/missing"}`)}, "input schema"},
+		{"ok", GlobalLayer(), Tool{Name: "a", Handler: noop}, ""},
+		{"reserved", GlobalLayer(), Tool{Name: "run_code", Handler: noop}, "reserved"},
+		{"duplicate in a layer", GlobalLayer(), Tool{Name: "a", Handler: noop}, "already registered"},
+		{"same name in another layer", PresetLayer("p"), Tool{Name: "a", Handler: noop}, ""},
+		{"empty", GlobalLayer(), Tool{Handler: noop}, "empty name"},
+		{"no handler", GlobalLayer(), Tool{Name: "b"}, "no handler"},
+		{"bad schema json", GlobalLayer(), Tool{Name: "c", Handler: noop, InputSchema: json.RawMessage(`{`)}, "input schema"},
+		{"unresolvable schema", GlobalLayer(), Tool{Name: "d", Handler: noop, InputSchema: json.RawMessage(`{"$ref":"#/$defs/missing"}`)}, "input schema"},
 	}
 	for _, tt := range tests {
 		_, err := r.Register(tt.layer, tt.tool)
@@ -289,27 +289,27 @@ func TestRegister(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.wantErr)
 		}
 	}
-	rm, _ := r.Register(scope.Agent("a1"), Tool{Name: "team", Handler: noop})
-	if _, ok := r.Lookup("team", &Agent{ID: "a1", Preset: "p"}); !ok {
+	rm, _ := r.Register(AgentLayer("a1"), Tool{Name: "team", Handler: noop})
+	if _, ok := r.Lookup("team", &Agent{id: "a1", preset: "p"}); !ok {
 		t.Fatal("agent tool not visible to its agent")
 	}
-	if _, ok := r.Lookup("team", &Agent{ID: "a2", Preset: "p"}); ok {
+	if _, ok := r.Lookup("team", &Agent{id: "a2", preset: "p"}); ok {
 		t.Fatal("agent tool visible to another agent")
 	}
-	rm()
-	if _, ok := r.Lookup("team", &Agent{ID: "a1"}); ok {
+	rm.Remove()
+	if _, ok := r.Lookup("team", &Agent{id: "a1"}); ok {
 		t.Fatal("removed tool still visible")
 	}
 	if !r.Owned("a", "p") == true && r.Owned("a", "p") {
 		t.Fatal("unreachable")
 	}
-	if info, ok := r.GetIn("a", "p"); !ok || info.Layer != scope.Preset("p") {
+	if info, ok := r.GetIn("a", "p"); !ok || info.Layer != PresetLayer("p") {
 		t.Fatalf("GetIn: got %+v", info)
 	}
 	if _, ok := r.Get("a"); !ok {
 		t.Fatal("Get")
 	}
-	if got := len(r.List(&Agent{ID: "a1", Preset: "p"})); got != 1 {
+	if got := len(r.List(&Agent{id: "a1", preset: "p"})); got != 1 {
 		t.Fatalf("List: got %d tools, want 1 (preset shadows global)", got)
 	}
 }
@@ -317,8 +317,8 @@ func TestRegister(t *testing.T) {
 func TestRegistrationUpdate(t *testing.T) {
 	r := New(Options{})
 	changes := 0
-	stopWatching := r.OnChange(func(l scope.Layer) {
-		if l != scope.Global() {
+	stopWatching := r.OnChange(func(l Layer) {
+		if l != GlobalLayer() {
 			t.Errorf("OnChange: got layer %v, want global", l)
 		}
 		changes++
@@ -326,7 +326,7 @@ func TestRegistrationUpdate(t *testing.T) {
 	answer := func(v string) Handler {
 		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
 	}
-	g, err := r.Add(scope.Global(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
+	g, err := r.Register(GlobalLayer(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestRegistrationUpdate(t *testing.T) {
 	if info, _ := r.Get("t"); info.Description != "v2" {
 		t.Errorf("description: got %q", info.Description)
 	}
-	if res := r.Execute(context.Background(), Input{Name: "t"}); res.Err == nil || res.Err.Code != CodeInvalidArguments {
+	if res := r.Execute(context.Background(), Input{Name: "t"}); res.Err == nil || res.Err.Code != errs.CodeInvalidArguments {
 		t.Errorf("the new schema is not enforced: %v", res.TextOf())
 	}
 	if res := r.Execute(context.Background(), Input{Name: "t", Arguments: map[string]any{"x": 1}}); res.TextOf() != "2" {
@@ -373,8 +373,8 @@ func TestRegistrationUpdate(t *testing.T) {
 		t.Errorf("OnChange ran %d times, want 3", changes)
 	}
 	stopWatching()
-	rm, _ := r.Register(scope.Global(), Tool{Name: "u", Handler: answer("u")})
-	rm()
+	rm, _ := r.Register(GlobalLayer(), Tool{Name: "u", Handler: answer("u")})
+	rm.Remove()
 	if changes != 3 {
 		t.Errorf("OnChange ran after its removal")
 	}
@@ -387,7 +387,7 @@ func TestRegistrationUpdateIsAtomic(t *testing.T) {
 	answer := func(v string) Handler {
 		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
 	}
-	g, _ := r.Add(scope.Global(), Tool{Name: "t", Handler: answer("old")})
+	g, _ := r.Register(GlobalLayer(), Tool{Name: "t", Handler: answer("old")})
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 2 {
@@ -417,24 +417,24 @@ func TestRegistrationUpdateIsAtomic(t *testing.T) {
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		err  error
-		want Code
+		want errs.Code
 	}{
 		{nil, ""},
-		{Errorf(CodeTimeout, "x"), CodeTimeout},
-		{context.DeadlineExceeded, CodeTimeout},
-		{context.Canceled, CodeCancelled},
-		{errors.New("x"), CodeToolError},
-		{errors.Join(errors.New("a"), &Error{Code: CodeMemoryLimit}), CodeMemoryLimit},
+		{errs.Errorf(errs.CodeTimeout, "x"), errs.CodeTimeout},
+		{context.DeadlineExceeded, errs.CodeTimeout},
+		{context.Canceled, errs.CodeCancelled},
+		{errors.New("x"), errs.CodeToolError},
+		{errors.Join(errors.New("a"), &errs.Error{Code: errs.CodeMemoryLimit}), errs.CodeMemoryLimit},
 	}
 	for _, tt := range tests {
-		if got := CodeOf(tt.err); got != tt.want {
+		if got := errs.CodeOf(tt.err); got != tt.want {
 			t.Errorf("CodeOf(%v): got %q, want %q", tt.err, got, tt.want)
 		}
 	}
-	if !errors.Is(Errorf(CodeDenied, "no"), ErrDenied) || errors.Is(Errorf(CodeDenied, "no"), ErrTimeout) {
+	if !errors.Is(errs.Errorf(errs.CodeDenied, "no"), errs.ErrDenied) || errors.Is(errs.Errorf(errs.CodeDenied, "no"), errs.ErrTimeout) {
 		t.Error("errors.Is by code")
 	}
-	if AsError(nil) != nil || AsError(errors.New("x")).Code != CodeToolError || (&Error{Code: CodeInternal}).Error() != "INTERNAL" {
+	if errs.AsError(nil) != nil || errs.AsError(errors.New("x")).Code != errs.CodeToolError || (&errs.Error{Code: errs.CodeInternal}).Error() != "INTERNAL" {
 		t.Error("AsError")
 	}
 }
@@ -451,12 +451,12 @@ func TestSuggest(t *testing.T) {
 		{"code-run", "code_run"},
 	}
 	for _, tt := range tests {
-		got := Suggest(tt.in, names, 3)
+		got := errs.Suggest(tt.in, names, 3)
 		if len(got) == 0 || got[0] != tt.want {
 			t.Errorf("Suggest(%q): got %v, want %q first", tt.in, got, tt.want)
 		}
 	}
-	if got := Suggest("zzzzzz", names, 3); len(got) != 0 {
+	if got := errs.Suggest("zzzzzz", names, 3); len(got) != 0 {
 		t.Errorf("got %v, want none", got)
 	}
 }
@@ -470,25 +470,25 @@ func TestInputLimits(t *testing.T) {
 		name string
 		in   Input
 		max  int
-		want Code
+		want errs.Code
 	}{
-		{"3 MB tool name", Input{Name: strings.Repeat("echo", 3<<18)}, 0, CodeUnknownTool},
-		{"raw arguments over the limit", Input{Name: "echo", Arguments: json.RawMessage(`{"text":"` + big + `"}`)}, 1 << 20, CodeArgumentsTooLarge},
-		{"map arguments over the limit", Input{Name: "echo", Arguments: map[string]any{"text": big}}, 1 << 20, CodeArgumentsTooLarge},
-		{"bytes over the default limit", Input{Name: "echo", Arguments: []byte(`{"text":"` + strings.Repeat(big, 5) + `"}`)}, 0, CodeArgumentsTooLarge},
+		{"3 MB tool name", Input{Name: strings.Repeat("echo", 3<<18)}, 0, errs.CodeUnknownTool},
+		{"raw arguments over the limit", Input{Name: "echo", Arguments: json.RawMessage(`{"text":"` + big + `"}`)}, 1 << 20, errs.CodeArgumentsTooLarge},
+		{"map arguments over the limit", Input{Name: "echo", Arguments: map[string]any{"text": big}}, 1 << 20, errs.CodeArgumentsTooLarge},
+		{"bytes over the default limit", Input{Name: "echo", Arguments: []byte(`{"text":"` + strings.Repeat(big, 5) + `"}`)}, 0, errs.CodeArgumentsTooLarge},
 		{"under the limit", Input{Name: "echo", Arguments: map[string]any{"text": big}}, 2 << 20, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, Options{MaxArgumentBytes: tt.max})
 			res := h.r.Execute(context.Background(), tt.in)
-			if got := CodeOf(res.Err); got != tt.want {
+			if got := errs.CodeOf(res.Err); got != tt.want {
 				t.Fatalf("got %q (%v), want %q", got, res.Err, tt.want)
 			}
 			if tt.want != "" && h.ran != 0 {
 				t.Errorf("the body ran %d times, want 0", h.ran)
 			}
-			if tt.want == CodeUnknownTool && res.Err.Info["suggestions"] != nil {
+			if tt.want == errs.CodeUnknownTool && res.Err.Info["suggestions"] != nil {
 				t.Errorf("got suggestions %v for an overlong name", res.Err.Info["suggestions"])
 			}
 		})

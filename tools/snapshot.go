@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // maxSafeInt is the largest integer a JSON number keeps exactly in every
@@ -21,7 +23,7 @@ const maxSafeInt = 1<<53 - 1
 // not decoded (the schema needs nothing beyond "an object"), which keeps the
 // common case free of allocations; the text is still checked to be one
 // valid JSON object.
-func snapshot(args any, decode bool, max int) (string, any, *Error) {
+func snapshot(args any, decode bool, max int) (string, any, *errs.Error) {
 	switch a := args.(type) {
 	case nil:
 		return "{}", map[string]any{}, nil
@@ -40,11 +42,11 @@ func snapshot(args any, decode bool, max int) (string, any, *Error) {
 		return "", nil, err
 	}
 	if _, ok := args.(map[string]any); !ok {
-		return "", nil, Errorf(CodeInvalidArguments, "arguments must be a JSON object, got %s", jsonKind(args))
+		return "", nil, errs.Errorf(errs.CodeInvalidArguments, "arguments must be a JSON object, got %s", jsonKind(args))
 	}
 	b, err := json.Marshal(args)
 	if err != nil {
-		return "", nil, &Error{Code: CodeInvalidArguments, Message: "arguments are not serializable: " + err.Error(), Err: err}
+		return "", nil, &errs.Error{Code: errs.CodeInvalidArguments, Message: "arguments are not serializable: " + err.Error(), Err: err}
 	}
 	if len(b) > max {
 		return "", nil, tooLarge(len(b), max)
@@ -52,15 +54,15 @@ func snapshot(args any, decode bool, max int) (string, any, *Error) {
 	return string(b), args, nil
 }
 
-func tooLarge(n, max int) *Error {
-	return &Error{
-		Code:    CodeArgumentsTooLarge,
+func tooLarge(n, max int) *errs.Error {
+	return &errs.Error{
+		Code:    errs.CodeArgumentsTooLarge,
 		Message: fmt.Sprintf("the arguments are %d bytes of JSON, over the %d-byte limit: pass less (a reference, a page, a filter) instead of the data itself", n, max),
 		Info:    map[string]any{"bytes": n, "limit": max},
 	}
 }
 
-func snapshotText(b []byte, decode bool) (string, any, *Error) {
+func snapshotText(b []byte, decode bool) (string, any, *errs.Error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return "{}", map[string]any{}, nil
@@ -70,19 +72,19 @@ func snapshotText(b []byte, decode bool) (string, any, *Error) {
 	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
-		return "", nil, &Error{Code: CodeInvalidArguments, Message: "arguments are not valid JSON: " + err.Error(), Err: err}
+		return "", nil, &errs.Error{Code: errs.CodeInvalidArguments, Message: "arguments are not valid JSON: " + err.Error(), Err: err}
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return "", nil, Errorf(CodeInvalidArguments, "arguments must be a JSON object, got %s", jsonKind(v))
+		return "", nil, errs.Errorf(errs.CodeInvalidArguments, "arguments must be a JSON object, got %s", jsonKind(v))
 	}
 	return string(b), v, nil
 }
 
 // checkPlain walks v and refuses every value that JSON cannot hold
 // losslessly. path names the offending element in the error.
-func checkPlain(v any, path string) *Error {
-	bad := func(what string) *Error {
-		return Errorf(CodeInvalidArguments, "%s: %s cannot be represented in JSON", path, what)
+func checkPlain(v any, path string) *errs.Error {
+	bad := func(what string) *errs.Error {
+		return errs.Errorf(errs.CodeInvalidArguments, "%s: %s cannot be represented in JSON", path, what)
 	}
 	switch x := v.(type) {
 	case nil, bool, string, json.Number:

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // Tool is what a plugin registers: a name, a description, JSON Schemas and a
@@ -55,7 +57,7 @@ type Result struct {
 	Value json.RawMessage
 	// IsError marks a failed call; Err is then non-nil.
 	IsError bool
-	Err     *Error
+	Err     *errs.Error
 	// AdditionalContexts are extra messages listeners attached.
 	AdditionalContexts []string
 }
@@ -90,7 +92,7 @@ func ValueResult(v any) (*Result, error) {
 }
 
 // errorResult is the shape of every failed call: "Error: <message>" and no
-// value (CONTRACT §3).
-func errorResult(err *Error) *Result {
+// value (docs/contract.md#pipeline).
+func errorResult(err *errs.Error) *Result {
 	return &Result{Content: []Content{Text{Text: "Error: " + err.Error()}}, IsError: true, Err: err}
 }

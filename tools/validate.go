@@ -3,12 +3,14 @@ package tools
 import (
 	"fmt"
 	"strings"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // validationError rewrites a jsonschema-go error ("validating root:
 // validating /properties/a/items: type: …") into one that names the failing
 // argument path ("a[]: type: …"), which is what a program author can act on.
-func validationError(tool string, err error) *Error {
+func validationError(tool string, err error) *errs.Error {
 	msg := err.Error()
 	path := "arguments"
 	rest := msg
@@ -27,8 +29,8 @@ func validationError(tool string, err error) *Error {
 		}
 		rest = seg[j+2:]
 	}
-	return &Error{
-		Code:    CodeInvalidArguments,
+	return &errs.Error{
+		Code:    errs.CodeInvalidArguments,
 		Message: fmt.Sprintf("invalid arguments for %s at %s: %s", tool, path, rest),
 		Info:    map[string]any{"path": path},
 		Err:     err,

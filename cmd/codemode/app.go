@@ -7,10 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/fixture"
+	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
@@ -66,14 +69,14 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 	}
 	resolveSelf(cfg)
 	if c.engine != "" {
-		if c.engine != config.EngineGoja && c.engine != config.EngineWazero {
-			return nil, "", fmt.Errorf("--engine: %q is not an engine (want goja or wazero)", c.engine)
+		if !runtime.KnownEngine(c.engine) {
+			return nil, "", fmt.Errorf("--engine: %q is not an engine (want one of %q)", c.engine, runtime.Engines())
 		}
 		cfg.CodeMode.Engine = c.engine
 	}
 	if c.mode != "" {
-		if c.mode != config.ModePerCall && c.mode != config.ModePersistentInMemory {
-			return nil, "", fmt.Errorf("--mode: %q is not a mode (want per-call or persistent-in-memory)", c.mode)
+		if !runtime.KnownMode(runtime.Mode(c.mode)) {
+			return nil, "", fmt.Errorf("--mode: %q is not a mode (want one of %q)", c.mode, runtime.Modes())
 		}
 		cfg.CodeMode.Mode = c.mode
 	}
@@ -93,50 +96,91 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 	return cfg, src, nil
 }
 
-// pluginOptions maps the codemode section to the preset's options.
-func pluginOptions(cfg *config.Config, log *slog.Logger) codemode.Options {
-	cm := cfg.CodeMode
-	return codemode.Options{
-		Engine: cm.Engine,
-		Mode:   codemode.Mode(cm.Mode),
-		Limits: runtime.Limits{
-			Timeout:               cm.Timeout,
-			MaxSubcalls:           cm.MaxSubcalls,
-			MaxConcurrentSubcalls: cm.MaxConcurrentSubcalls,
-			MaxLogBytes:           int(cm.MaxLogBytes),
-			MaxResultBytes:        int(cm.MaxResultBytes),
-			MaxCodeBytes:          int(cm.MaxCodeBytes),
-			MaxNestingDepth:       cm.MaxNestingDepth,
-			MemoryBytes:           cm.Memory,
-		},
-		Native:          cm.Native,
-		CatalogBudget:   cm.CatalogBudget,
-		MaxEnvironments: cm.MaxEnvironments,
-		IdleTTL:         cm.IdleTTL,
-		Logger:          log,
-	}
+// fixtureFlags are --record and --replay (run and serve).
+type fixtureFlags struct {
+	record string
+	replay string
 }
 
-// app is a mounted code-mode host: registry, upstream servers, preset.
+func (f *fixtureFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.record, "record", "", "record every upstream server's session (initialize, tools, calls) into `DIR`/<server>.txtar, secrets redacted; see docs/fixtures.md")
+	fs.StringVar(&f.replay, "replay", "", "serve every configured server from its recording `DIR`/<server>.txtar, in process, instead of starting it")
+}
+
+// apply swaps the configured servers for their recordings (--replay) and
+// returns the recorder for --record (nil without it). The recorder hides
+// the values of every server's env and headers as configured, before any
+// swap, and the HTTP front's bearer token. Errors are usage errors.
+func (f *fixtureFlags) apply(cfg *config.Config, log *slog.Logger) (*fixture.Recorder, error) {
+	secrets := []string{cfg.CodeMode.Token(nil)}
+	for _, name := range cfg.ServerNames() {
+		s := cfg.Servers[name]
+		for _, v := range s.Env {
+			secrets = append(secrets, v)
+		}
+		for _, v := range s.Headers {
+			secrets = append(secrets, v)
+		}
+	}
+	if f.replay != "" {
+		for _, name := range cfg.ServerNames() {
+			path := filepath.Join(f.replay, name+fixture.Ext)
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("--replay: no recording of server %q: %w", name, err)
+			}
+			cfg.Servers[name] = config.Server{Transport: config.TransportFixture, Fixture: path, MaxFrameBytes: cfg.Servers[name].MaxFrameBytes}
+		}
+	}
+	if f.record == "" {
+		return nil, nil
+	}
+	rec, err := fixture.NewRecorder(fixture.RecorderOptions{
+		Dir:     f.record,
+		Redact:  cfg.CodeMode.RedactRules(),
+		Secrets: redact.NewSecrets(secrets...),
+		Logger:  log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return rec, nil
+}
+
+// app is a mounted code-mode host: the scope tree (host → preset), the
+// registry, the upstream servers and the preset.
 type app struct {
-	host     *codemode.Host
+	host     *scope.Scope
+	reg      *tools.Registry
 	preset   *scope.Scope
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
+	recorder *fixture.Recorder // nil unless --record
 	log      *slog.Logger
 }
 
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
-	a := &app{log: log}
-	a.host = codemode.NewHost(tools.Options{Logger: log, MaxArgumentBytes: int(cfg.CodeMode.MaxArgumentBytes)})
-	a.preset = a.host.Preset(presetKey)
-	m, err := upstream.Start(ctx, a.host.Registry, cfg.Servers, upstream.Options{PresetKey: presetKey, Native: cfg.CodeMode.Native, Logger: log})
+	return newRecordingApp(ctx, cfg, log, nil)
+}
+
+// newRecordingApp is newApp with the upstream sessions recorded by rec (if
+// not nil), which the app then owns: Close writes and closes it.
+func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *fixture.Recorder) (*app, error) {
+	a := &app{log: log, recorder: rec}
+	a.host = scope.NewHost("host")
+	a.reg = tools.New(cfg.RegistryOptions(log))
+	a.preset = a.host.Child(scope.KindPreset, presetKey)
+	uopts := upstream.Options{Logger: log}
+	if rec != nil {
+		uopts.Recorder = rec
+	}
+	m, err := upstream.Start(ctx, a.reg, cfg.Servers, uopts)
 	if err != nil {
-		a.host.Close()
+		a.host.Dispose()
+		a.closeRecorder()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
-	a.plugin, err = codemode.Mount(a.host, a.preset, pluginOptions(cfg, log))
+	a.plugin, err = codemode.Mount(a.reg, a.preset, cfg.PresetOptions(log))
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -151,7 +195,17 @@ func (a *app) Close() {
 	if a.upstream != nil {
 		a.upstream.Close()
 	}
-	a.host.Close()
+	a.host.Dispose()
+	a.closeRecorder()
+}
+
+// closeRecorder writes the recordings after the last call has returned.
+func (a *app) closeRecorder() {
+	if a.recorder != nil {
+		if err := a.recorder.Close(); err != nil {
+			a.log.Error("recording: " + err.Error())
+		}
+	}
 }
 
 // resolveSelf lets a config name this binary as "codemode" (the fixture

@@ -13,6 +13,7 @@ import (
 func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	var (
 		engine, mode, workloads, svg, via, url string
+		fixtureDir                             string
 		n, warmup, concurrency                 int
 		asJSON, sweep                          bool
 		rowTime                                time.Duration
@@ -28,6 +29,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	fs.BoolVar(&asJSON, "json", false, "print one JSON document on stdout instead of the table")
 	fs.StringVar(&svg, "svg", "", "also write an SVG chart to `file`")
 	fs.BoolVar(&sweep, "sweep", false, "add the growth sweep: calls with 1, 10, 100, 1000 nested calls; repl with 1k, 10k, 100k records")
+	fs.StringVar(&fixtureDir, "fixture", "", "also run a workload per recording in `DIR` (<server>.txtar from codemode run/serve --record): its recorded calls made again, on their real payloads")
 	fs.StringVar(&via, "via", "", "set to `mcp` to measure code_run round trips through codemode serve over stdio (its own process, and the fake MCP server as another) instead of in process; http to measure the running server at --url")
 	fs.StringVar(&url, "url", "", "with --via http: the server's streamable-HTTP `endpoint` (a replica, or a fleet's nginx: http://127.0.0.1:18080/mcp); give its --engine and --mode")
 	if code, ok := parseFlags(env, fs, args); !ok {
@@ -37,7 +39,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "codemode bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	opts := bench.Options{N: n, Warmup: warmup, Concurrency: concurrency, Sweep: sweep, RowTime: rowTime}
+	opts := bench.Options{N: n, Warmup: warmup, Concurrency: concurrency, Sweep: sweep, RowTime: rowTime, FixtureDir: fixtureDir}
 	if rowTime == 0 {
 		opts.RowTime = -1 // Options: negative means no bound
 	}

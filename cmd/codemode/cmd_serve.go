@@ -13,6 +13,7 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/front"
 	"github.com/codemode/codemode/internal/httpfence"
+	"github.com/codemode/codemode/runtime"
 )
 
 // defaultDrainTimeout bounds a graceful shutdown when neither
@@ -21,11 +22,13 @@ const defaultDrainTimeout = 30 * time.Second
 
 func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	var cf commonFlags
+	var ff fixtureFlags
 	var listen, replica string
 	var stateless bool
 	var drainTimeout time.Duration
 	fs := newFlags(env, "serve", "[flags]")
 	cf.register(fs)
+	ff.register(fs)
 	fs.StringVar(&listen, "listen", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080)")
 	fs.BoolVar(&stateless, "stateless", false, "HTTP: serve every request with a session of its own (no Mcp-Session-Id), so any replica of a fleet answers any request; per-call mode only (overrides the config)")
 	fs.StringVar(&replica, "replica", "", "HTTP: the `name` session ids start with (\"NAME.<random>\"), for a load balancer to route on (default: host name and listen port; overrides the config)")
@@ -63,7 +66,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	if cm.Stateless && listen == "" {
 		return usageErr("--stateless (codemode.stateless) is for the HTTP front: add --listen ADDR")
 	}
-	if cm.Stateless && cm.Mode == config.ModePersistentInMemory {
+	if cm.Stateless && runtime.Mode(cm.Mode) == runtime.ModePersistent {
 		return usageErr("--stateless (codemode.stateless) cannot serve mode %q: every request would get a fresh session, and its environment would be gone by the next call. Use per-call mode, or serve stateful replicas with session affinity (docs/deploy.md)", cm.Mode)
 	}
 	if cm.Replica != "" && !front.ValidReplica(cm.Replica) {
@@ -94,13 +97,17 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	log.Info("codemode serve", "config", src)
 	// ctx ends at SIGTERM or interrupt, which starts the drain; start-up
 	// alone is bounded by it.
-	a, err := newApp(ctx, cfg, log)
+	rec, err := ff.apply(cfg, log)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	a, err := newRecordingApp(ctx, cfg, log, rec)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitUsage
 	}
 	defer a.Close()
-	srv, err := front.New(ctx, front.Options{Host: a.host, Preset: a.preset, Logger: log, Replica: cm.Replica})
+	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log, Replica: cm.Replica})
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitFail

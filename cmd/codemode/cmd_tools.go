@@ -8,6 +8,7 @@ import (
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/upstream"
+	"github.com/codemode/codemode/tools"
 )
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) int {
@@ -87,16 +88,25 @@ func cmdVerify(ctx context.Context, env *cliEnv, args []string) int {
 	log, sync := newLogger(env.stderr, cf.verbose)
 	defer sync()
 	fmt.Fprintf(env.stdout, "codemode verify (%s)\n", src)
-	ok := codemode.Verify(ctx, env.stdout, codemode.VerifyOptions{
-		Options: pluginOptions(cfg, log),
-		Setup: func(h *codemode.Host, key string) (func(), error) {
-			m, err := upstream.Start(ctx, h.Registry, cfg.Servers, upstream.Options{PresetKey: key, Native: cfg.CodeMode.Native, Logger: log})
+	checks := codemode.Verify(ctx, codemode.VerifyOptions{
+		Options: cfg.PresetOptions(log),
+		Setup: func(reg *tools.Registry, _ string) (func(), error) {
+			m, err := upstream.Start(ctx, reg, cfg.Servers, upstream.Options{Logger: log})
 			if err != nil {
 				return nil, err
 			}
 			return func() { m.Close() }, nil
 		},
 	})
+	ok := true
+	for _, c := range checks {
+		if c.Err != nil {
+			ok = false
+			fmt.Fprintf(env.stdout, "FAIL  %s: %v\n", c.Name, c.Err)
+			continue
+		}
+		fmt.Fprintf(env.stdout, "PASS  %s\n", c.Name)
+	}
 	if !ok {
 		fmt.Fprintln(env.stdout, "FAIL")
 		return exitFail

@@ -337,7 +337,7 @@ func TestCLIUsage(t *testing.T) {
 	}
 }
 
-// TestServeStdioNoStall is CONTRACT §8's guard for the server itself: many
+// TestServeStdioNoStall is docs/contract.md#stdio's guard for the server itself: many
 // sequential calls through `codemode serve` over real pipes, each with its
 // own timeout; any stall fails the test instead of hanging it.
 func TestServeStdioNoStall(t *testing.T) {

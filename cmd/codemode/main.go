@@ -6,7 +6,7 @@
 //	codemode tools    # the catalog and TypeScript declarations
 //	codemode verify   # check the masking contract end to end
 //	codemode bench    # benchmark engines and modes
-//	codemode fakemcp  # the fake MCP server used by the embedded default
+//	codemode fakemcp  # the fake MCP server used by the embedded default, or a recording (--fixture)
 //
 // main only wires the process to run, which tests call directly.
 package main

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,17 +22,24 @@ import (
 type mcpTarget struct {
 	sessions []*mcp.ClientSession
 	stderr   []*tailBuffer
+	cleanup  func()
 }
 
-func newMCPTarget(exe, engine, mode string, agents int) (*mcpTarget, error) {
-	m := string(codemode.PerCall)
+// newMCPTarget starts the processes; config, if not empty, is the
+// --config they get (else the embedded default).
+func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarget, error) {
+	m := string(runtime.ModePerCall)
 	if mode == ModePersistent {
-		m = string(codemode.Persistent)
+		m = string(runtime.ModePersistent)
 	}
 	t := &mcpTarget{}
 	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)
+	args := []string{"serve", "--engine", engine, "--mode", m}
+	if config != "" {
+		args = append(args, "--config", config)
+	}
 	for range agents {
-		cmd := exec.Command(exe, "serve", "--engine", engine, "--mode", m)
+		cmd := exec.Command(exe, args...)
 		tail := &tailBuffer{max: 4096}
 		cmd.Stderr = tail
 		// Connect has its own context: the session must outlive it.
@@ -81,6 +89,9 @@ func (t *mcpTarget) close() {
 	for _, s := range t.sessions {
 		s.Close() // closes stdin, then waits for the process (SIGTERM after 5s)
 	}
+	if t.cleanup != nil {
+		t.cleanup()
+	}
 }
 
 // httpTarget measures a running server over streamable HTTP: each agent is
@@ -91,9 +102,9 @@ type httpTarget struct {
 }
 
 func newHTTPTarget(url, engine, mode string, agents int) (*httpTarget, error) {
-	want := string(codemode.PerCall)
+	want := string(runtime.ModePerCall)
 	if mode == ModePersistent {
-		want = string(codemode.Persistent)
+		want = string(runtime.ModePersistent)
 	}
 	t := &httpTarget{}
 	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)

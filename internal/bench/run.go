@@ -29,6 +29,9 @@ type Options struct {
 	Workloads []*Workload
 	// Sweep adds the growth sweep (SweepWorkloads).
 	Sweep bool
+	// FixtureDir, if set, adds FixtureWorkloads(FixtureDir): the recorded
+	// calls of each recording in it, replayed.
+	FixtureDir string
 	// N is the number of timed runs per row. If zero, DefaultN. Heavy sweep
 	// points run N/Workload.Scale times, at least minRuns.
 	N int
@@ -76,7 +79,7 @@ const (
 )
 
 // AllEngines are the engines Run tries by default.
-var AllEngines = []string{runtime.EngineGoja, runtime.EngineWazero}
+var AllEngines = runtime.Engines()
 
 // AllModes are the modes Run runs by default.
 var AllModes = []string{ModePerCall, ModePersistent}
@@ -135,6 +138,13 @@ func (o Options) withDefaults() Options {
 // error only for bad options or when ctx ends.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	opts = opts.withDefaults()
+	if opts.FixtureDir != "" {
+		fws, err := FixtureWorkloads(opts.FixtureDir)
+		if err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		opts.Workloads = append(slices.Clip(opts.Workloads), fws...)
+	}
 	switch opts.Via {
 	case ViaInProcess, ViaMCP:
 	case ViaHTTP:
@@ -160,8 +170,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	start := time.Now()
 	var engines []string
 	for _, e := range opts.Engines {
-		if e != runtime.EngineGoja && e != runtime.EngineWazero {
-			return nil, fmt.Errorf("bench: unknown engine %q (want %q or %q)", e, runtime.EngineGoja, runtime.EngineWazero)
+		if !runtime.KnownEngine(e) {
+			return nil, fmt.Errorf("bench: unknown engine %q (want one of %q)", e, runtime.Engines())
 		}
 		st := EngineStatus{Name: e, Available: true}
 		if opts.Via == ViaHTTP {
@@ -202,14 +212,27 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-func newTarget(opts Options, engine, mode string) (target, error) {
+func newTarget(opts Options, engine, mode string, w *Workload) (target, error) {
 	switch opts.Via {
 	case ViaMCP:
-		return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency)
+		if len(w.fixtures) == 0 {
+			return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, "")
+		}
+		cfg, remove, err := fixtureConfig(w)
+		if err != nil {
+			return nil, err
+		}
+		t, err := newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, cfg)
+		if err != nil {
+			remove()
+			return nil, err
+		}
+		t.cleanup = remove
+		return t, nil
 	case ViaHTTP:
 		return newHTTPTarget(opts.URL, engine, mode, opts.Concurrency)
 	}
-	return newStack(engine, mode, opts.Concurrency)
+	return newStack(engine, mode, opts.Concurrency, w.fixtures)
 }
 
 // runRow times one workload on a fresh target, so that no row inherits
@@ -226,7 +249,7 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 		row.Error = err.Error()
 		return row
 	}
-	t, err := newTarget(opts, engine, mode)
+	t, err := newTarget(opts, engine, mode, w)
 	if err != nil {
 		return fail(err)
 	}

@@ -29,8 +29,8 @@ var Version = "0.1.0"
 
 // Options configures a Server.
 type Options struct {
-	Host   *codemode.Host
-	Preset *scope.Scope // the preset the sessions' agents belong to
+	Registry *tools.Registry
+	Preset   *scope.Scope // the preset the sessions' agents belong to
 	// Logger receives session events. If nil, nothing is logged.
 	Logger *slog.Logger
 	// Replica names this process in the HTTP session ids it hands out:
@@ -46,7 +46,7 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	mcp      *mcp.Server
-	sessions sync.Map // *mcp.ServerSession → *codemode.Agent
+	sessions sync.Map // *mcp.ServerSession → *tools.Agent
 	seq      atomic.Int64
 	calls    atomic.Int64
 	unwatch  func()
@@ -74,8 +74,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		GetSessionID: s.newSessionID,
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
-	s.unwatch = opts.Host.Registry.OnChange(func(l scope.Layer) {
-		if l.Kind != scope.LayerAgent || s.hasAgent(l.Key) {
+	s.unwatch = opts.Registry.OnChange(func(l tools.Layer) {
+		if l.Kind != tools.LayerAgent || s.hasAgent(l.Key) {
 			s.toolsChanged()
 		}
 	})
@@ -111,7 +111,7 @@ func (s *Server) toolsChanged() {
 func (s *Server) hasAgent(id string) bool {
 	found := false
 	s.sessions.Range(func(_, a any) bool {
-		found = a.(*codemode.Agent).ID == id
+		found = a.(*tools.Agent).ID() == id
 		return !found
 	})
 	return found
@@ -120,12 +120,12 @@ func (s *Server) hasAgent(id string) bool {
 // instructions assembles for a throw-away agent and returns the Code Mode
 // section.
 func (s *Server) instructions(ctx context.Context) (string, error) {
-	a, err := s.opts.Host.NewAgent(s.opts.Preset, "instructions-probe")
+	a, err := s.opts.Registry.NewAgent(s.opts.Preset, "instructions-probe")
 	if err != nil {
 		return "", err
 	}
-	defer a.Scope.Dispose()
-	asm, err := s.opts.Host.Registry.Assemble(ctx, a.Ref(), tools.AssembleOptions{})
+	defer a.Scope().Dispose()
+	asm, err := s.opts.Registry.Assemble(ctx, a, tools.AssembleOptions{})
 	if err != nil {
 		return "", fmt.Errorf("front: assemble: %w", err)
 	}
@@ -140,27 +140,27 @@ func (s *Server) instructions(ctx context.Context) (string, error) {
 // agentFor returns the session's agent, creating it on first use. The
 // agent (and so its persistent environments) is released when the session
 // ends.
-func (s *Server) agentFor(ss *mcp.ServerSession) (*codemode.Agent, error) {
+func (s *Server) agentFor(ss *mcp.ServerSession) (*tools.Agent, error) {
 	if a, ok := s.sessions.Load(ss); ok {
-		return a.(*codemode.Agent), nil
+		return a.(*tools.Agent), nil
 	}
 	id := "session-" + strconv.FormatInt(s.seq.Add(1), 10)
 	if sid := ss.ID(); sid != "" {
 		id += "-" + sid
 	}
-	a, err := s.opts.Host.NewAgent(s.opts.Preset, id)
+	a, err := s.opts.Registry.NewAgent(s.opts.Preset, id)
 	if err != nil {
 		return nil, err
 	}
 	if prev, loaded := s.sessions.LoadOrStore(ss, a); loaded {
-		a.Scope.Dispose()
-		return prev.(*codemode.Agent), nil
+		a.Scope().Dispose()
+		return prev.(*tools.Agent), nil
 	}
 	s.log.Info("front: session started", slog.String("agent", id))
 	go func() {
 		_ = ss.Wait()
 		s.sessions.Delete(ss)
-		a.Scope.Dispose()
+		a.Scope().Dispose()
 		s.log.Info("front: session ended", slog.String("agent", id))
 	}()
 	return a, nil
@@ -195,7 +195,7 @@ func (s *Server) listTools(ctx context.Context, r *mcp.ListToolsRequest) (*mcp.L
 	if err != nil {
 		return nil, err
 	}
-	asm, err := s.opts.Host.Registry.Assemble(ctx, a.Ref(), tools.AssembleOptions{})
+	asm, err := s.opts.Registry.Assemble(ctx, a, tools.AssembleOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -216,23 +216,19 @@ func (s *Server) callTool(ctx context.Context, r *mcp.CallToolRequest) (*mcp.Cal
 		return nil, err
 	}
 	if tok := r.Params.GetProgressToken(); tok != nil {
-		var n atomic.Int64
-		ss := r.Session
-		ctx = codemode.WithProgress(ctx, func(level, text string) {
-			// Progress is best effort: a client that went away must not
-			// fail the run.
-			_ = ss.NotifyProgress(context.WithoutCancel(ctx), &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n.Add(1)), Message: text})
-		})
+		p := newProgress(ctx, r.Session, tok)
+		defer p.finish()
+		ctx = codemode.WithProgress(ctx, p.line)
 	}
 	args := r.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	res := s.opts.Host.Registry.Execute(ctx, tools.Input{
+	res := s.opts.Registry.Execute(ctx, tools.Input{
 		CallID:    "mcp_" + strconv.FormatInt(s.calls.Add(1), 10),
 		Name:      r.Params.Name,
 		Arguments: args,
-		Agent:     a.Ref(),
+		Agent:     a,
 	})
 	return ToMCP(res), nil
 }
@@ -260,7 +256,7 @@ func ToMCP(res *tools.Result) *mcp.CallToolResult {
 // ServeStdio serves one session on stdin/stdout until the client ends it
 // or ctx ends; in the second case the session is still open, for Drain to
 // end gracefully. When stdin and stdout are pipes they are switched to
-// non-blocking mode and read through the netpoller (CONTRACT §8).
+// non-blocking mode and read through the netpoller (docs/contract.md#stdio).
 func (s *Server) ServeStdio(ctx context.Context, stdin, stdout *os.File) error {
 	r, w, polled, err := stdiox.Pipes(stdin, stdout)
 	if err != nil {

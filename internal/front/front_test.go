@@ -24,12 +24,12 @@ import (
 // newFront mounts code mode with in-process equivalents of the fake
 // server's ticker and echo, and connects a client over in-memory
 // transports. The client side logs the wire to w.
-func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.ClientSession, *codemode.Host) {
+func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.ClientSession, *tools.Registry) {
 	t.Helper()
-	host := codemode.NewHost(tools.Options{})
-	t.Cleanup(func() { host.Close() })
-	reg := host.Registry
-	_, err := reg.Register(scope.Global(), tools.Tool{Name: "mcp__fake__ticker", Description: "Quote for a symbol.",
+	host := scope.NewHost("host")
+	t.Cleanup(func() { host.Dispose() })
+	reg := tools.New(tools.Options{})
+	_, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__ticker", Description: "Quote for a symbol.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"],"additionalProperties":false}`),
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			var a struct{ Symbol string }
@@ -39,11 +39,11 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.Clie
 	if err != nil {
 		t.Fatal(err)
 	}
-	preset := host.Preset("codemode")
-	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(context.Background(), Options{Host: host, Preset: preset})
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.Clie
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, host
+	return cs, reg
 }
 
 var (
@@ -148,7 +148,7 @@ func TestProgress(t *testing.T) {
 // catalog.
 func TestToolListChanged(t *testing.T) {
 	changed := make(chan struct{}, 16)
-	cs, host := newFront(t, nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+	cs, reg := newFront(t, nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		changed <- struct{}{}
 	}})
 	ctx := context.Background()
@@ -174,7 +174,7 @@ func TestToolListChanged(t *testing.T) {
 	if strings.Contains(describe(), "mcp__fake__weather") {
 		t.Fatal("the catalog lists a tool that does not exist yet")
 	}
-	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
+	remove, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			return tools.TextResult("sunny"), nil
 		}})
@@ -189,7 +189,7 @@ func TestToolListChanged(t *testing.T) {
 	if d := describe(); !strings.Contains(d, "mcp__fake__weather") {
 		t.Errorf("code_run's catalog after the change does not list the new tool:\n%s", d)
 	}
-	remove()
+	remove.Remove()
 	select {
 	case <-changed:
 	case <-time.After(10 * time.Second):
@@ -203,24 +203,60 @@ func TestToolListChanged(t *testing.T) {
 // The probe tool behind tools/list_changed must be a name the SDK accepts,
 // or every registry change logs an error.
 func TestListChangedProbeLogsNothing(t *testing.T) {
-	host := codemode.NewHost(tools.Options{})
-	defer host.Close()
-	preset := host.Preset("codemode")
-	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+	host := scope.NewHost("host")
+	defer host.Dispose()
+	reg := tools.New(tools.Options{})
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	srv, err := New(context.Background(), Options{Host: host, Preset: preset, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
+	remove, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	remove()
+	remove.Remove()
 	if logs.Len() > 0 {
 		t.Errorf("a registry change logged:\n%s", logs.String())
+	}
+}
+
+// A program that prints as fast as it can must not flood the client: lines
+// are coalesced into at most one notification per progressInterval, and
+// each notification is bounded.
+func TestProgressFloodIsCoalesced(t *testing.T) {
+	var mu sync.Mutex
+	var msgs []string
+	cs, _ := newFront(t, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		msgs = append(msgs, r.Params.Message)
+		mu.Unlock()
+	}})
+	params := &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": `for (let i = 0; i < 20000; i++) console.log("line " + i); return 1`}}
+	params.SetProgressToken("tok-flood")
+	start := time.Now()
+	res, err := cs.CallTool(context.Background(), params)
+	elapsed := time.Since(start)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %v", err, res)
+	}
+	_ = cs.Ping(context.Background(), nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if max := int(elapsed/progressInterval) + 2; len(msgs) > max {
+		t.Errorf("got %d notifications in %v, want at most %d", len(msgs), elapsed, max)
+	}
+	for i, m := range msgs {
+		if len(m) > progressMaxBytes+200 {
+			t.Errorf("notification %d is %d bytes, over %d", i, len(m), progressMaxBytes)
+		}
+	}
+	if len(msgs) == 0 || !strings.HasPrefix(msgs[0], "line 0") {
+		t.Fatalf("the first line was not sent at once: %.40q", msgs)
 	}
 }

@@ -22,7 +22,7 @@ const SessionIDHeader = "Mcp-Session-Id"
 
 // HTTPOptions configures HTTPHandler.
 type HTTPOptions struct {
-	// Fence is the CONTRACT §7 fence every request passes first. It is the
+	// Fence is the docs/contract.md#sandbox fence every request passes first. It is the
 	// only Host/Origin check that decides: the MCP SDK's own localhost
 	// protection (which refuses a non-loopback Host on a loopback
 	// listener, before trustedHosts could admit it) is switched off.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/httpfence"
+	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,12 +29,13 @@ type httpFront struct {
 	release  chan struct{}
 }
 
-func newHTTPFront(t *testing.T, replica string, mode codemode.Mode, opts HTTPOptions) *httpFront {
+func newHTTPFront(t *testing.T, replica string, mode runtime.Mode, opts HTTPOptions) *httpFront {
 	t.Helper()
-	host := codemode.NewHost(tools.Options{})
-	t.Cleanup(func() { host.Close() })
+	host := scope.NewHost("host")
+	t.Cleanup(func() { host.Dispose() })
+	reg := tools.New(tools.Options{})
 	f := &httpFront{started: make(chan struct{}, 16), release: make(chan struct{})}
-	if _, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__wait", Description: "Waits.",
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__wait", Description: "Waits.",
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			f.started <- struct{}{}
 			select {
@@ -45,11 +47,11 @@ func newHTTPFront(t *testing.T, replica string, mode codemode.Mode, opts HTTPOpt
 		}}); err != nil {
 		t.Fatal(err)
 	}
-	preset := host.Preset("codemode")
-	if _, err := codemode.Mount(host, preset, codemode.Options{Mode: mode}); err != nil {
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{Mode: mode}); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(context.Background(), Options{Host: host, Preset: preset, Replica: replica})
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset, Replica: replica})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func (f *httpFront) connect(t *testing.T) *mcp.ClientSession {
 // own localhost check (which refused every non-loopback Host on a
 // loopback listener, trusted or not) must not decide.
 func TestTrustedHostOnLoopbackListener(t *testing.T) {
-	f := newHTTPFront(t, "", codemode.PerCall, HTTPOptions{Fence: httpfence.Config{TrustedHosts: []string{"mcp.example.test"}}})
+	f := newHTTPFront(t, "", runtime.ModePerCall, HTTPOptions{Fence: httpfence.Config{TrustedHosts: []string{"mcp.example.test"}}})
 	tests := []struct {
 		host string
 		want int
@@ -135,7 +137,7 @@ func TestTrustedHostOnLoopbackListener(t *testing.T) {
 // another replica's, or one of a process that died — is 404, the MCP rule
 // that makes the client start a new session.
 func TestSessionIDsNameTheReplica(t *testing.T) {
-	f := newHTTPFront(t, "r1", codemode.Persistent, HTTPOptions{})
+	f := newHTTPFront(t, "r1", runtime.ModePersistent, HTTPOptions{})
 	status, sid, body := f.post(t, "", "", initialize)
 	if status != http.StatusOK || !strings.HasPrefix(sid, "r1.") || len(sid) < len("r1.")+26 {
 		t.Fatalf("initialize: got %d, session id %q, %q; want 200 and r1.<random>", status, sid, body)
@@ -145,7 +147,7 @@ func TestSessionIDsNameTheReplica(t *testing.T) {
 			t.Errorf("session %q: got %d %q, want 404", foreign, status, body)
 		}
 	}
-	if _, err := New(context.Background(), Options{Host: codemode.NewHost(tools.Options{}), Replica: "Bad_Name"}); err == nil {
+	if _, err := New(context.Background(), Options{Registry: tools.New(tools.Options{}), Replica: "Bad_Name"}); err == nil {
 		t.Error("a replica name outside ReplicaPattern was accepted")
 	}
 }
@@ -154,7 +156,7 @@ func TestSessionIDsNameTheReplica(t *testing.T) {
 // code_run works, and so does a second client that never initialized with
 // this process (what a fleet's other replica sees).
 func TestStateless(t *testing.T) {
-	f := newHTTPFront(t, "r1", codemode.PerCall, HTTPOptions{Stateless: true})
+	f := newHTTPFront(t, "r1", runtime.ModePerCall, HTTPOptions{Stateless: true})
 	status, sid, _ := f.post(t, "", "", initialize)
 	if status != http.StatusOK || sid != "" {
 		t.Fatalf("initialize: got %d and session id %q, want 200 and none", status, sid)
@@ -174,7 +176,7 @@ func TestStateless(t *testing.T) {
 // Drain lets a running call finish and deliver its reply, refuses new
 // sessions meanwhile, then ends the sessions.
 func TestDrainDeliversRunningCalls(t *testing.T) {
-	f := newHTTPFront(t, "r1", codemode.Persistent, HTTPOptions{})
+	f := newHTTPFront(t, "r1", runtime.ModePersistent, HTTPOptions{})
 	cs := f.connect(t)
 	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": "var kept = 1"}}); err != nil || res.IsError {
 		t.Fatalf("%v %v", err, res)
@@ -219,7 +221,7 @@ func TestDrainDeliversRunningCalls(t *testing.T) {
 
 // A call that outlives the drain timeout does not hold the shutdown.
 func TestDrainTimeout(t *testing.T) {
-	f := newHTTPFront(t, "", codemode.PerCall, HTTPOptions{})
+	f := newHTTPFront(t, "", runtime.ModePerCall, HTTPOptions{})
 	cs := f.connect(t)
 	go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": `await tools.mcp__fake__wait({})`}})
 	<-f.started

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,8 +31,8 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 	// A request over the server's frame limit would be refused by the
 	// server's reader, which drops the connection: refuse it here.
 	if n, limit := len(args)+len(name)+len(e.CallID())+len(e.RootCallID())+len(e.ParentCallID())+envelopeBytes, s.frameLimit(); n > limit {
-		return nil, &tools.Error{
-			Code: tools.CodeArgumentsTooLarge,
+		return nil, &errs.Error{
+			Code: errs.CodeArgumentsTooLarge,
 			Message: fmt.Sprintf("the arguments of %s (%d bytes of JSON) would make a request over the %d-byte message limit of upstream server %q (maxFrameBytes); nothing was sent. "+
 				"Send less per call: split the data over several calls, or pass a reference (a path, a URL, an id) instead of the content", e.Name(), len(args), limit, s.name),
 			Info: map[string]any{"server": s.name, "bytes": len(args), "limit": limit},
@@ -47,7 +49,9 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 		if d := s.m.opts.CallTimeout; d > 0 {
 			callCtx, cancel = context.WithTimeout(ctx, d)
 		}
+		start := time.Now()
 		res, err := sess.CallTool(callCtx, params)
+		s.record(name, args, res, err, start)
 		if err != nil && stale == nil && errors.Is(err, mcp.ErrConnectionClosed) && callCtx.Err() == nil {
 			// The session had ended before the call reached it, and run
 			// has not noticed yet: nothing was sent, so the call waits for
@@ -67,6 +71,22 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 		}
 		return convert(res)
 	}
+}
+
+// record passes a call to Options.Recorder, unless our frame filter
+// answered it.
+func (s *server) record(name string, args json.RawMessage, res *mcp.CallToolResult, err error, start time.Time) {
+	r := s.m.opts.Recorder
+	if r == nil {
+		return
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		if _, ours := frameTooLarge(rpcErr); ours {
+			return
+		}
+	}
+	r.RecordCall(s.name, fixture.Exchange{Tool: name, Arguments: args, Result: res, Err: err, Start: start, Duration: time.Since(start)})
 }
 
 // session returns the server's session, other than stale. While the server
@@ -122,20 +142,20 @@ func (s *server) session(ctx context.Context, e *tools.Execution, stale *mcp.Cli
 			return nil, s.unavailable(StateClosed, lastErr, "")
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, &tools.Error{Code: tools.CodeTimeout, Message: fmt.Sprintf("tool %s timed out waiting for upstream server %q to restart", e.Name(), s.name), Err: ctx.Err()}
+				return nil, &errs.Error{Code: errs.CodeTimeout, Message: fmt.Sprintf("tool %s timed out waiting for upstream server %q to restart", e.Name(), s.name), Err: ctx.Err()}
 			}
-			return nil, &tools.Error{Code: tools.CodeCancelled, Message: fmt.Sprintf("tool %s was cancelled", e.Name()), Err: ctx.Err()}
+			return nil, &errs.Error{Code: errs.CodeCancelled, Message: fmt.Sprintf("tool %s was cancelled", e.Name()), Err: ctx.Err()}
 		}
 	}
 }
 
 // unavailable is the UPSTREAM_UNAVAILABLE error of a server in state.
-func (s *server) unavailable(state State, lastErr, more string) *tools.Error {
+func (s *server) unavailable(state State, lastErr, more string) *errs.Error {
 	msg := fmt.Sprintf("upstream server %q is %s", s.name, state)
 	if lastErr != "" {
 		msg += " (" + lastErr + ")"
 	}
-	return &tools.Error{Code: tools.CodeUpstreamUnavailable, Message: msg + more, Info: map[string]any{"server": s.name, "state": string(state)}}
+	return &errs.Error{Code: errs.CodeUpstreamUnavailable, Message: msg + more, Info: map[string]any{"server": s.name, "state": string(state)}}
 }
 
 // callError classifies a failed tools/call: the caller's deadline or
@@ -150,9 +170,9 @@ func (s *server) callError(ctx context.Context, e *tools.Execution, err error) e
 		case s.check <- struct{}{}:
 		default:
 		}
-		return &tools.Error{Code: tools.CodeTimeout, Message: fmt.Sprintf("tool %s timed out waiting for upstream server %q", e.Name(), s.name), Err: err}
+		return &errs.Error{Code: errs.CodeTimeout, Message: fmt.Sprintf("tool %s timed out waiting for upstream server %q", e.Name(), s.name), Err: err}
 	case ctx.Err() != nil:
-		return &tools.Error{Code: tools.CodeCancelled, Message: fmt.Sprintf("tool %s was cancelled", e.Name()), Err: err}
+		return &errs.Error{Code: errs.CodeCancelled, Message: fmt.Sprintf("tool %s was cancelled", e.Name()), Err: err}
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
@@ -161,8 +181,8 @@ func (s *server) callError(ctx context.Context, e *tools.Execution, err error) e
 			if d.Bytes > 0 {
 				size = fmt.Sprintf("%d bytes", d.Bytes)
 			}
-			return &tools.Error{
-				Code: tools.CodeResultTooLarge,
+			return &errs.Error{
+				Code: errs.CodeResultTooLarge,
 				Message: fmt.Sprintf("the reply of upstream server %q to %s was %s, more than the %d bytes the server may send in one message (maxFrameBytes); it was dropped, and the server is fine. "+
 					"Ask for less in one call: filter, paginate, select fewer fields or a smaller range", s.name, e.Name(), size, d.Limit),
 				Info: map[string]any{"server": s.name, "limit": d.Limit, "bytes": d.Bytes},
@@ -170,10 +190,10 @@ func (s *server) callError(ctx context.Context, e *tools.Execution, err error) e
 			}
 		}
 		// The server is there and said no (unknown tool, invalid params…).
-		return &tools.Error{Code: tools.CodeToolError, Message: fmt.Sprintf("upstream server %q: %s", s.name, rpcErr.Message), Err: err}
+		return &errs.Error{Code: errs.CodeToolError, Message: fmt.Sprintf("upstream server %q: %s", s.name, rpcErr.Message), Err: err}
 	}
-	return &tools.Error{
-		Code:    tools.CodeUpstreamUnavailable,
+	return &errs.Error{
+		Code:    errs.CodeUpstreamUnavailable,
 		Message: fmt.Sprintf("upstream server %q is unavailable: %v", s.name, err),
 		Info:    map[string]any{"server": s.name},
 		Err:     err,
@@ -221,13 +241,13 @@ func convert(res *mcp.CallToolResult) (*tools.Result, error) {
 		if msg == "" {
 			msg = "the upstream tool reported an error"
 		}
-		return nil, &tools.Error{Code: tools.CodeToolError, Message: msg}
+		return nil, &errs.Error{Code: errs.CodeToolError, Message: msg}
 	}
 	out := &tools.Result{Content: content}
 	if res.StructuredContent != nil {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
-			return nil, &tools.Error{Code: tools.CodeToolError, Message: "upstream structured content is not JSON: " + err.Error()}
+			return nil, &errs.Error{Code: errs.CodeToolError, Message: "upstream structured content is not JSON: " + err.Error()}
 		}
 		out.Value = b
 	}

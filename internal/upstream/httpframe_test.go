@@ -10,7 +10,7 @@ import (
 
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -180,10 +180,10 @@ func TestHTTPOversizedReplyFailsOnlyItsCall(t *testing.T) {
 			h := start(t, map[string]config.Server{"web": {Transport: config.TransportHTTP, URL: ts.URL, MaxFrameBytes: smallLimit}}, Options{})
 
 			res := h.echo("web", "big", strings.Repeat("a", bigText))
-			wantCode(t, res, tools.CodeResultTooLarge)
+			wantCode(t, res, errs.CodeResultTooLarge)
 			wantMessage(t, res, `"web"`, "65536")
 			res = h.echo("web", "too-big", strings.Repeat("a", smallLimit))
-			wantCode(t, res, tools.CodeArgumentsTooLarge)
+			wantCode(t, res, errs.CodeArgumentsTooLarge)
 			wantOK(t, h.echo("web", "after", "small"))
 			h.wantUntouched("web")
 			h.m.Close()

@@ -8,6 +8,7 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // echo calls the fake's echo on server with text.
@@ -56,7 +57,7 @@ func TestOversizedReplyFailsOnlyItsCall(t *testing.T) {
 	waitEvent(t, events, func(ev fakemcp.Event) bool { return ev.Kind == fakemcp.EventCall && ev.Tool == "slow" })
 
 	res := h.echo("fake", "big", strings.Repeat("a", bigText))
-	wantCode(t, res, tools.CodeResultTooLarge)
+	wantCode(t, res, errs.CodeResultTooLarge)
 	wantMessage(t, res, `"fake"`, "mcp__fake__echo", "65536", "maxFrameBytes", "filter", "paginate")
 	if got := res.Err.Info["limit"]; got != int64(smallLimit) {
 		t.Errorf("Info[limit]: got %v, want %d", got, smallLimit)
@@ -76,7 +77,7 @@ func TestNineMegabyteEchoKeepsTheConnection(t *testing.T) {
 	skipHeavy(t)
 	h := start(t, map[string]config.Server{"fake": fakeServer()}, Options{})
 	res := h.echo("fake", "big", strings.Repeat("a", 9<<20))
-	wantCode(t, res, tools.CodeResultTooLarge)
+	wantCode(t, res, errs.CodeResultTooLarge)
 	wantMessage(t, res, "16777216")
 	wantOK(t, h.echo("fake", "after", "small"))
 	h.wantUntouched("fake")
@@ -89,7 +90,7 @@ func TestOversizedRequestIsNotSent(t *testing.T) {
 	h := start(t, map[string]config.Server{"fake": srv}, Options{})
 
 	res := h.echo("fake", "too-big", strings.Repeat("a", smallLimit))
-	wantCode(t, res, tools.CodeArgumentsTooLarge)
+	wantCode(t, res, errs.CodeArgumentsTooLarge)
 	wantMessage(t, res, `"fake"`, "mcp__fake__echo", "65536", "nothing was sent")
 	// The next call is the first the fake sees.
 	wantOK(t, h.echo("fake", "good", "small"))

@@ -10,6 +10,7 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -104,7 +105,7 @@ func TestCallsWaitForARestart(t *testing.T) {
 		h.waitFor("the next attempt to start", func(st ServerStatus) bool { return st.Failures == 1 })
 		in := echo
 		in.Timeout = 200 * time.Millisecond
-		wantCode(t, h.exec(in), tools.CodeTimeout)
+		wantCode(t, h.exec(in), errs.CodeTimeout)
 	})
 
 	t.Run("the server is not back within ReconnectWait: UPSTREAM_UNAVAILABLE", func(t *testing.T) {
@@ -113,7 +114,7 @@ func TestCallsWaitForARestart(t *testing.T) {
 		defer close(g.gate)
 		g.drop(t, h)
 		res := h.exec(echo)
-		wantCode(t, res, tools.CodeUpstreamUnavailable)
+		wantCode(t, res, errs.CodeUpstreamUnavailable)
 		wantMessage(t, res, `"mem"`, "restarting", "connection lost", "not back within 100ms")
 	})
 
@@ -123,7 +124,7 @@ func TestCallsWaitForARestart(t *testing.T) {
 		g.drop(t, h)
 		start := time.Now()
 		res := h.exec(echo)
-		wantCode(t, res, tools.CodeUpstreamUnavailable)
+		wantCode(t, res, errs.CodeUpstreamUnavailable)
 		wantMessage(t, res, "next attempt is in")
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("the call took %v, want a prompt failure", d)
@@ -135,7 +136,7 @@ func TestCallsWaitForARestart(t *testing.T) {
 		h := start(t, map[string]config.Server{"mem": mem}, Options{Transport: g.transport, ReconnectWait: -1})
 		defer close(g.gate)
 		g.drop(t, h)
-		wantCode(t, h.exec(echo), tools.CodeUpstreamUnavailable)
+		wantCode(t, h.exec(echo), errs.CodeUpstreamUnavailable)
 	})
 
 	t.Run("the manager closes: a waiting call fails at once", func(t *testing.T) {
@@ -152,7 +153,7 @@ func TestCallsWaitForARestart(t *testing.T) {
 		// The call fails while run is still stuck in its connection
 		// attempt, so before Close returns.
 		r := <-res
-		wantCode(t, r, tools.CodeUpstreamUnavailable)
+		wantCode(t, r, errs.CodeUpstreamUnavailable)
 		wantMessage(t, r, "closed")
 		close(g.stop)
 		<-closed
@@ -164,7 +165,7 @@ func TestCallsWaitForARestart(t *testing.T) {
 func TestCallAfterACrashWaitsForTheRestart(t *testing.T) {
 	h := start(t, map[string]config.Server{"fake": fakeServer(fakemcp.EnvCrashAfter + "=2")}, Options{MinBackoff: 300 * time.Millisecond})
 	wantOK(t, h.echo("fake", "first", "x"))
-	wantCode(t, h.echo("fake", "crash", "x"), tools.CodeUpstreamUnavailable)
+	wantCode(t, h.echo("fake", "crash", "x"), errs.CodeUpstreamUnavailable)
 	res := h.echo("fake", "after", "x")
 	wantOK(t, res)
 	jsonEqual(t, "echo after the restart", res.Value, []byte(`{"text":"x","meta":{"codemode/callId":"after","codemode/rootCallId":"after"}}`))

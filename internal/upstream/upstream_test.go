@@ -23,8 +23,8 @@ import (
 
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -79,7 +79,8 @@ type harness struct {
 // the end of the test.
 func start(t *testing.T, servers map[string]config.Server, opts Options) *harness {
 	t.Helper()
-	h := &harness{t: t, reg: tools.New(tools.Options{}), log: &logBuffer{}}
+	// The frame tests send up to 10 MB: above the registry's default argument limit.
+	h := &harness{t: t, reg: tools.New(tools.Options{MaxArgumentBytes: 64 << 20}), log: &logBuffer{}}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -132,7 +133,7 @@ func wantOK(t *testing.T, res *tools.Result) {
 	}
 }
 
-func wantCode(t *testing.T, res *tools.Result, code tools.Code) {
+func wantCode(t *testing.T, res *tools.Result, code errs.Code) {
 	t.Helper()
 	if !res.IsError || res.Err.Code != code {
 		t.Fatalf("got result %+v (err %+v), want error %s", res, res.Err, code)
@@ -154,7 +155,7 @@ func jsonEqual(t *testing.T, what string, got, want []byte) {
 }
 
 func TestToolsRegistered(t *testing.T) {
-	h := start(t, map[string]config.Server{"fake": fakeServer()}, Options{PresetKey: "cm", Native: []string{"mcp__fake__echo"}})
+	h := start(t, map[string]config.Server{"fake": fakeServer()}, Options{})
 
 	// The fake's own definitions, as an in-memory client sees them.
 	want := map[string]*mcp.Tool{}
@@ -181,20 +182,14 @@ func TestToolsRegistered(t *testing.T) {
 
 	for name, wt := range want {
 		full := "mcp__fake__" + name
-		info, ok := h.reg.GetIn(full, "cm")
+		// Every upstream tool is global: visibility is the preset's call.
+		info, ok := h.reg.Get(full)
 		if !ok {
-			t.Errorf("%s: not registered", full)
+			t.Errorf("%s: not registered in the global layer", full)
 			continue
 		}
-		wantLayer := scope.Global()
-		if name == "echo" {
-			wantLayer = scope.Preset("cm")
-		}
-		if info.Layer != wantLayer {
-			t.Errorf("%s: got layer %v, want %v", full, info.Layer, wantLayer)
-		}
-		if _, global := h.reg.Get(full); global != (name != "echo") {
-			t.Errorf("%s: in the global view = %v, want %v", full, global, name != "echo")
+		if info.Layer != tools.GlobalLayer() {
+			t.Errorf("%s: got layer %v, want the global layer", full, info.Layer)
 		}
 		if info.Description != wt.Description {
 			t.Errorf("%s: got description %q, want %q", full, info.Description, wt.Description)
@@ -229,7 +224,7 @@ func TestCallRoundTripWithProvenance(t *testing.T) {
 
 	// A nested call (as ptc makes them) carries all three ids.
 	var nested *tools.Result
-	_, err := h.reg.Register(scope.Global(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	_, err := h.reg.Register(tools.GlobalLayer(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		nested = h.reg.Execute(ctx, tools.Input{
 			CallID: e.CallID() + ":ptc:1", RootCallID: e.RootCallID(), Parent: e.Token(),
 			Name: "mcp__fake__echo", Arguments: map[string]any{"text": "nested"}, Timeout: 10 * time.Second,
@@ -290,7 +285,7 @@ func TestSchemaRefusedBeforeUpstream(t *testing.T) {
 	h := start(t, map[string]config.Server{"fake": fakeServer(fakemcp.EnvEvents + "=" + events)}, Options{})
 
 	res := h.exec(tools.Input{Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "ACME", "extra": 1}})
-	wantCode(t, res, tools.CodeInvalidArguments)
+	wantCode(t, res, errs.CodeInvalidArguments)
 	// A later good call is the first the fake sees: the refused one never
 	// went upstream.
 	wantOK(t, h.exec(tools.Input{CallID: "good", Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "ACME"}}))
@@ -309,7 +304,7 @@ func TestCrashGivesUnavailableThenRestarts(t *testing.T) {
 
 	start := time.Now()
 	res := echo("crash") // the fake exits on its second call, without answering
-	wantCode(t, res, tools.CodeUpstreamUnavailable)
+	wantCode(t, res, errs.CodeUpstreamUnavailable)
 	t.Logf("crash error: %v", res.Err.Message)
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the crashed call took %v, want a prompt failure", d)
@@ -341,7 +336,7 @@ func TestSlowCancelledUpstream(t *testing.T) {
 
 	// A deadline: TIMEOUT here, and the fake sees the cancellation.
 	res := h.exec(tools.Input{CallID: "slow-1", Name: "mcp__fake__slow", Arguments: map[string]any{"ms": 60000}, Timeout: 500 * time.Millisecond})
-	wantCode(t, res, tools.CodeTimeout)
+	wantCode(t, res, errs.CodeTimeout)
 	ev := waitEvent(t, events, func(ev fakemcp.Event) bool { return ev.Kind == fakemcp.EventCancelled })
 	if ev.Tool != "slow" || ev.Meta["codemode/callId"] != "slow-1" || ev.ElapsedMS >= 60000 {
 		t.Errorf("cancel event: got %+v, want slow, call id slow-1, cut short", ev)
@@ -357,7 +352,7 @@ func TestSlowCancelledUpstream(t *testing.T) {
 		return ev.Kind == fakemcp.EventCall && ev.Meta["codemode/callId"] == "slow-2"
 	})
 	cancel()
-	wantCode(t, <-done, tools.CodeCancelled)
+	wantCode(t, <-done, errs.CodeCancelled)
 	waitEvent(t, events, func(ev fakemcp.Event) bool {
 		return ev.Kind == fakemcp.EventCancelled && ev.Meta["codemode/callId"] == "slow-2"
 	})
@@ -393,7 +388,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 	}
 	waitStopped(t, first.Process.Pid)
 	res := h.exec(tools.Input{Name: "mcp__fake__echo", Arguments: map[string]any{"text": "x"}, Timeout: 300 * time.Millisecond})
-	wantCode(t, res, tools.CodeTimeout)
+	wantCode(t, res, errs.CodeTimeout)
 	h.waitReady("fake", 2)
 	wantOK(t, h.exec(tools.Input{Name: "mcp__fake__echo", Arguments: map[string]any{"text": "y"}}))
 	if first.ProcessState == nil {
@@ -460,7 +455,6 @@ func TestStartRefusesBadOptions(t *testing.T) {
 		opts    Options
 		want    string
 	}{
-		{"native without preset", nil, Options{Native: []string{"x"}}, "PresetKey"},
 		{"bad server name", map[string]config.Server{"a__b": {Command: "x"}}, Options{}, "__"},
 		{"no command or url", map[string]config.Server{"a": {}}, Options{}, "needs a command"},
 	}
@@ -529,7 +523,7 @@ func TestListChanged(t *testing.T) {
 				return
 			default:
 			}
-			if res := h.exec(tools.Input{Name: "mcp__mem__a"}); res.IsError && res.Err.Code == tools.CodeUnknownTool {
+			if res := h.exec(tools.Input{Name: "mcp__mem__a"}); res.IsError && res.Err.Code == errs.CodeUnknownTool {
 				unknown <- res.TextOf()
 				return
 			}
@@ -647,7 +641,7 @@ func TestConvert(t *testing.T) {
 		name     string
 		in       *mcp.CallToolResult
 		want     *tools.Result
-		wantCode tools.Code
+		wantCode errs.Code
 		wantMsg  string
 	}{
 		{
@@ -671,19 +665,19 @@ func TestConvert(t *testing.T) {
 		{
 			name:     "isError",
 			in:       &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom"}}},
-			wantCode: tools.CodeToolError, wantMsg: "boom",
+			wantCode: errs.CodeToolError, wantMsg: "boom",
 		},
 		{
 			name:     "isError without text",
 			in:       &mcp.CallToolResult{IsError: true},
-			wantCode: tools.CodeToolError, wantMsg: "the upstream tool reported an error",
+			wantCode: errs.CodeToolError, wantMsg: "the upstream tool reported an error",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := convert(tt.in)
 			if tt.wantCode != "" {
-				var e *tools.Error
+				var e *errs.Error
 				if !errors.As(err, &e) || e.Code != tt.wantCode || e.Message != tt.wantMsg {
 					t.Fatalf("got %+v, %v; want error %s %q", got, err, tt.wantCode, tt.wantMsg)
 				}
@@ -704,7 +698,7 @@ func TestUpstreamErrorResult(t *testing.T) {
 		})
 	h := start(t, map[string]config.Server{"mem": {Transport: config.TransportStdio, Command: "unused"}}, Options{Transport: memServer(t, srv)})
 	res := h.exec(tools.Input{Name: "mcp__mem__fail"})
-	wantCode(t, res, tools.CodeToolError)
+	wantCode(t, res, errs.CodeToolError)
 	if !strings.Contains(res.Err.Message, "it broke") || len(res.Value) != 0 {
 		t.Errorf("got %+v, want TOOL_ERROR with the upstream text and no value", res.Err)
 	}
@@ -756,7 +750,7 @@ func TestStreamableHTTPWithHeaders(t *testing.T) {
 }
 
 // TestManySequentialCalls guards against stalls on the stdio pipes
-// (CONTRACT §8): every call must finish well within its own deadline.
+// (docs/contract.md#stdio): every call must finish well within its own deadline.
 func TestManySequentialCalls(t *testing.T) {
 	n := 500
 	if testing.Short() {

@@ -13,7 +13,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // Engine creates environments. Implementations are safe for concurrent use.
@@ -95,5 +95,5 @@ type Result struct {
 	Value json.RawMessage
 	// Err is nil on success. Its Info may hold "stack" (string),
 	// "line" and "column" (ints, in the user's source).
-	Err *tools.Error
+	Err *errs.Error
 }

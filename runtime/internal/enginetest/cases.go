@@ -10,7 +10,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/source"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 var valueCases = []Case{
@@ -76,39 +76,39 @@ var tsCases = []Case{
 	{Name: "generics", Code: "function f<T>(a: T): T { return a }\nreturn f<string>('s')", Want: "s"},
 	{Name: "as and await", Code: "const r = (await tools.echo({n: 1})) as {n: number}\nreturn r.n", Want: 1},
 	{Name: "enum", Code: "enum Color { Red, Green }\nreturn Color.Green", Want: 1},
-	{Name: "syntax error position", Code: "const x: number = 1\nconst y: string = ;", WantCode: tools.CodeSyntaxError, WantLine: 2},
-	{Name: "runtime error line", Code: "const x: number = 1\n\nthrow new Error('ts boom')", WantCode: tools.CodeRuntimeError, WantMsg: "ts boom", WantLine: 3},
+	{Name: "syntax error position", Code: "const x: number = 1\nconst y: string = ;", WantCode: errs.CodeSyntaxError, WantLine: 2},
+	{Name: "runtime error line", Code: "const x: number = 1\n\nthrow new Error('ts boom')", WantCode: errs.CodeRuntimeError, WantMsg: "ts boom", WantLine: 3},
 }
 
 var syntaxCases = []Case{
-	{Name: "position", Code: "let x = ;", WantCode: tools.CodeSyntaxError, WantLine: 1, WantColumn: 9},
-	{Name: "later line", Code: "const a = 1\n\n  foo bar", WantCode: tools.CodeSyntaxError, WantLine: 3},
-	{Name: "unterminated", Code: "return 1\nlet y = {", WantCode: tools.CodeSyntaxError, WantLine: 2},
-	{Name: "early error from the evaluator", Code: "let a = 1\nlet a = 2", WantCode: tools.CodeSyntaxError, WantLine: 2},
-	{Name: "escaping the wrapper", Code: "}); globalThis.escaped = 1; (async function(){", WantCode: tools.CodeSyntaxError},
-	{Name: "dynamic import", Code: "const m = await import('fs')", WantCode: tools.CodeSyntaxError, WantMsg: "import"},
+	{Name: "position", Code: "let x = ;", WantCode: errs.CodeSyntaxError, WantLine: 1, WantColumn: 9},
+	{Name: "later line", Code: "const a = 1\n\n  foo bar", WantCode: errs.CodeSyntaxError, WantLine: 3},
+	{Name: "unterminated", Code: "return 1\nlet y = {", WantCode: errs.CodeSyntaxError, WantLine: 2},
+	{Name: "early error from the evaluator", Code: "let a = 1\nlet a = 2", WantCode: errs.CodeSyntaxError, WantLine: 2},
+	{Name: "escaping the wrapper", Code: "}); globalThis.escaped = 1; (async function(){", WantCode: errs.CodeSyntaxError},
+	{Name: "dynamic import", Code: "const m = await import('fs')", WantCode: errs.CodeSyntaxError, WantMsg: "import"},
 }
 
 var errorCases = []Case{
-	{Name: "throw", Code: "throw new Error('boom')", WantCode: tools.CodeRuntimeError, WantMsg: "Error: boom", WantLine: 1, Check: func(t *testing.T, o *Outcome) {
+	{Name: "throw", Code: "throw new Error('boom')", WantCode: errs.CodeRuntimeError, WantMsg: "Error: boom", WantLine: 1, Check: func(t *testing.T, o *Outcome) {
 		if s, _ := o.Err.Info["stack"].(string); !strings.Contains(s, ScriptName+":1:") {
 			t.Errorf("got stack %q, want a frame at %s:1", s, ScriptName)
 		}
 	}},
-	{Name: "type error in function", Code: "\nfunction f() { return null.x }\nf()", WantCode: tools.CodeRuntimeError, WantMsg: "TypeError", WantLine: 2},
-	{Name: "throw string", Code: "throw 'str'", WantCode: tools.CodeRuntimeError, WantMsg: "str"},
-	{Name: "rejection", Code: "await Promise.reject(new RangeError('r'))", WantCode: tools.CodeRuntimeError, WantMsg: "RangeError: r"},
-	{Name: "program error with a code stays a runtime error", Code: "throw Object.assign(new Error('x'), {code: 'DENIED'})", WantCode: tools.CodeRuntimeError},
-	{Name: "cyclic return", Code: "const a = {}; a.a = a; return a", WantCode: tools.CodeRuntimeError, WantMsg: "cycle"},
-	{Name: "bigint return", Code: "return 10n", WantCode: tools.CodeRuntimeError, WantMsg: "BigInt"},
-	{Name: "nested bigint return", Code: "return {a: [1n]}", WantCode: tools.CodeRuntimeError, WantMsg: "BigInt"},
-	{Name: "function return", Code: "return () => 1", WantCode: tools.CodeRuntimeError, WantMsg: "function"},
-	{Name: "never settles", Code: "await new Promise(() => {})", WantCode: tools.CodeRuntimeError, WantMsg: "never settle", Timeout: 30 * time.Second, Check: func(t *testing.T, o *Outcome) {
+	{Name: "type error in function", Code: "\nfunction f() { return null.x }\nf()", WantCode: errs.CodeRuntimeError, WantMsg: "TypeError", WantLine: 2},
+	{Name: "throw string", Code: "throw 'str'", WantCode: errs.CodeRuntimeError, WantMsg: "str"},
+	{Name: "rejection", Code: "await Promise.reject(new RangeError('r'))", WantCode: errs.CodeRuntimeError, WantMsg: "RangeError: r"},
+	{Name: "program error with a code stays a runtime error", Code: "throw Object.assign(new Error('x'), {code: 'DENIED'})", WantCode: errs.CodeRuntimeError},
+	{Name: "cyclic return", Code: "const a = {}; a.a = a; return a", WantCode: errs.CodeRuntimeError, WantMsg: "cycle"},
+	{Name: "bigint return", Code: "return 10n", WantCode: errs.CodeRuntimeError, WantMsg: "BigInt"},
+	{Name: "nested bigint return", Code: "return {a: [1n]}", WantCode: errs.CodeRuntimeError, WantMsg: "BigInt"},
+	{Name: "function return", Code: "return () => 1", WantCode: errs.CodeRuntimeError, WantMsg: "function"},
+	{Name: "never settles", Code: "await new Promise(() => {})", WantCode: errs.CodeRuntimeError, WantMsg: "never settle", Timeout: 30 * time.Second, Check: func(t *testing.T, o *Outcome) {
 		if o.Elapsed > 5*time.Second {
 			t.Errorf("took %v; a promise with nothing in flight must fail at once", o.Elapsed)
 		}
 	}},
-	{Name: "never settles after a call", Code: "await tools.echo({})\nawait new Promise(() => {})", WantCode: tools.CodeRuntimeError, WantMsg: "never settle"},
+	{Name: "never settles after a call", Code: "await tools.echo({})\nawait new Promise(() => {})", WantCode: errs.CodeRuntimeError, WantMsg: "never settle"},
 }
 
 var bindingCases = []Case{
@@ -117,11 +117,11 @@ var bindingCases = []Case{
 	{Name: "exact name with dash and dot", Code: "return await tools['my-tool.v2']({})", Want: "my-tool.v2"},
 	{Name: "mcp name", Code: "return await tools.mcp__fake__ticker({})", Want: "mcp__fake__ticker"},
 	{Name: "undefined result", Code: "return await tools.noop({})", Want: nil},
-	{Name: "unknown name reaches the registry", Code: "await tools.nope({})", WantCode: tools.CodeUnknownTool, WantMsg: "did you mean"},
+	{Name: "unknown name reaches the registry", Code: "await tools.nope({})", WantCode: errs.CodeUnknownTool, WantMsg: "did you mean"},
 	{Name: "unknown name is a function", Code: "return typeof tools['no such tool']", Want: "function"},
 	{Name: "rejection is catchable with code", Code: "try { await tools.fail({}) } catch (e) { return [e instanceof Error, e.code, e.message] }", Want: []any{true, "DENIED", "denied by policy"}},
-	{Name: "uncaught rejection keeps the code", Code: "await tools.fail({})", WantCode: tools.CodeDenied, WantMsg: "denied by policy"},
-	{Name: "rethrown rejection keeps the code", Code: "try { await tools.fail({}) } catch (e) { throw e }", WantCode: tools.CodeDenied},
+	{Name: "uncaught rejection keeps the code", Code: "await tools.fail({})", WantCode: errs.CodeDenied, WantMsg: "denied by policy"},
+	{Name: "rethrown rejection keeps the code", Code: "try { await tools.fail({}) } catch (e) { throw e }", WantCode: errs.CodeDenied},
 	{Name: "rejection info", Code: "try { await tools.nope({}) } catch (e) { return e.info.suggestions }", Want: []any{"echo"}},
 	{Name: "then is undefined", Code: "return [typeof tools.then, typeof tools.toJSON, String(tools)]", Want: []any{"undefined", "undefined", "[object Object]"}},
 	{Name: "awaiting tools itself", Code: "const t = await tools; return t === tools", Want: true},
@@ -137,11 +137,11 @@ var bindingCases = []Case{
 // hostileCases each end with their code within the deadline plus Grace,
 // and the engine runs the next program fine.
 var hostileCases = []Case{
-	{Name: "busy loop", Code: "for (;;) {}", WantCode: tools.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
-	{Name: "busy loop catching", Code: "for (;;) { try { for (;;) {} } catch (e) {} }", WantCode: tools.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
-	{Name: "async busy loop", Code: "for (;;) await null", WantCode: tools.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
-	{Name: "busy loop after a call", Code: "await tools.echo({})\nfor (;;) {}", WantCode: tools.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
-	{Name: "deep recursion", Code: "function f(n) { return f(n + 1) + 1 }\nreturn f(0)", WantCode: tools.CodeStackOverflow, Hostile: true},
+	{Name: "busy loop", Code: "for (;;) {}", WantCode: errs.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "busy loop catching", Code: "for (;;) { try { for (;;) {} } catch (e) {} }", WantCode: errs.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "async busy loop", Code: "for (;;) await null", WantCode: errs.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "busy loop after a call", Code: "await tools.echo({})\nfor (;;) {}", WantCode: errs.CodeTimeout, Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "deep recursion", Code: "function f(n) { return f(n + 1) + 1 }\nreturn f(0)", WantCode: errs.CodeStackOverflow, Hostile: true},
 	{Name: "array bomb", Code: "const a = []\nfor (;;) a.push(new Array(100000).fill(1))", WantCodes: memoryCodes, Hostile: true, Timeout: 10 * time.Second},
 	{Name: "string bomb", Code: "let s = 'x'\nconst keep = []\nfor (;;) { s = s + s; keep.push(s) }", WantCodes: memoryCodes, Hostile: true, Timeout: 10 * time.Second},
 	{Name: "string repeat bomb", Code: "return 'x'.repeat(2 ** 30).length", WantCodes: memoryCodes, Hostile: true, Timeout: 10 * time.Second},
@@ -153,17 +153,17 @@ var hostileCases = []Case{
 	{Name: "huge join", Code: "return new Array(2 ** 31).join('abc').length", WantCodes: memoryCodes, Hostile: true},
 	// Built-ins that allocate by a length that costs nothing to set: on goja
 	// sort() of a sparse array was a fatal out-of-memory of the process.
-	{Name: "sort of a huge sparse array", Code: "return new Array(2 ** 32 - 1).sort().length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
-	{Name: "sort of a huge array-like", Code: "return Array.prototype.sort.call({ length: 2 ** 40 }).length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
-	{Name: "map of a huge sparse array", Code: "return new Array(2 ** 32 - 1).map(x => x).length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
-	{Name: "spread of a huge sparse array", Code: "return Math.max(...new Array(2 ** 30))", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "sort of a huge sparse array", Code: "return new Array(2 ** 32 - 1).sort().length", WantCodes: append([]errs.Code{errs.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "sort of a huge array-like", Code: "return Array.prototype.sort.call({ length: 2 ** 40 }).length", WantCodes: append([]errs.Code{errs.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "map of a huge sparse array", Code: "return new Array(2 ** 32 - 1).map(x => x).length", WantCodes: append([]errs.Code{errs.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "spread of a huge sparse array", Code: "return Math.max(...new Array(2 ** 30))", WantCodes: append([]errs.Code{errs.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
 	// A size a built-in reads twice: a guard that checks one read while the
 	// built-in allocates from another lets a program allocate anything. The
 	// spec reads (or converts) each once, so a program sees the small value
 	// and nothing big is ever allocated.
 	{Name: "typed array length getter", Code: "let n = 0\nreturn new Uint8Array({ get length() { return n++ ? 2 ** 33 : 2 } }).length", Want: 2, Hostile: true},
 	{Name: "typed array length from proxy", Code: "let n = 0\nconst p = new Proxy({ 0: 1, 1: 2, length: 2 }, { get(t, k) { return k === 'length' && n++ ? 2 ** 33 : Reflect.get(t, k) } })\nreturn new Float64Array(p).length", Want: 2, Hostile: true},
-	{Name: "typed array iterator over a sparse array", Code: "return new Uint8Array({ [Symbol.iterator]() { return new Array(2 ** 32 - 1).keys() } }).length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "typed array iterator over a sparse array", Code: "return new Uint8Array({ [Symbol.iterator]() { return new Array(2 ** 32 - 1).keys() } }).length", WantCodes: append([]errs.Code{errs.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
 	{Name: "typed array forged buffer tag", Code: "return new Uint8Array({ [Symbol.toStringTag]: 'ArrayBuffer', length: 2 ** 33 }).length", WantCodes: memoryCodes, Hostile: true},
 	{Name: "typed array from function length", Code: "return new Uint8Array(Object.defineProperty(function () {}, 'length', { value: 2 ** 33 })).length", WantCodes: memoryCodes, Hostile: true},
 	{Name: "typed array length string", Code: "return new Uint8Array('8589934592').length", WantCodes: memoryCodes, Hostile: true},
@@ -171,7 +171,7 @@ var hostileCases = []Case{
 	{Name: "array buffer toPrimitive", Code: "let n = 0\nreturn new ArrayBuffer({ [Symbol.toPrimitive]() { return n++ ? 2 ** 33 : 8 } }).byteLength", Want: 8, Hostile: true},
 	{Name: "array buffer huge valueOf", Code: "return new ArrayBuffer({ valueOf() { return 2 ** 33 } }).byteLength", WantCodes: memoryCodes, Hostile: true},
 	{Name: "Array.from length getter", Code: "let n = 0\nreturn Array.from({ get length() { return n++ ? 2 ** 32 : 2 } }).length", Want: 2, Hostile: true},
-	{Name: "Array.from sparse iterator", Code: "return Array.from(new Array(2 ** 32 - 1).values()).length", WantCodes: append([]tools.Code{tools.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
+	{Name: "Array.from sparse iterator", Code: "return Array.from(new Array(2 ** 32 - 1).values()).length", WantCodes: append([]errs.Code{errs.CodeTimeout}, memoryCodes...), Timeout: 300 * time.Millisecond, Hostile: true},
 	{Name: "fill length getter", Code: "let n = 0\nconst o = { get length() { return n++ ? 2 ** 32 : 2 } }\nArray.prototype.fill.call(o, 1)\nreturn Object.keys(o)", Want: []any{"0", "1", "length"}, Hostile: true},
 	{Name: "fill proxy length", Code: "let n = 0\nconst p = new Proxy([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 32 - 1 : 2) : Reflect.get(t, k) } })\np.fill(1)\nreturn Object.keys(p)", Want: []any{"0", "1"}, Hostile: true},
 	{Name: "join length getter", Code: "let n = 0\nreturn Array.prototype.join.call({ get length() { return n++ ? 2 ** 32 : 2 } }, 'abc')", Want: "abc", Hostile: true},
@@ -190,18 +190,18 @@ var hostileCases = []Case{
 	{Name: "Object.prototype.has trap", Code: "let raw\nObject.prototype.has = function (t, k) { raw = raw || t; return Reflect.has(t, k) }\n'x' in ArrayBuffer\ndelete Object.prototype.has\nreturn new (raw || ArrayBuffer)(2 ** 33).byteLength", WantCodes: memoryCodes, Hostile: true},
 	{Name: "Object.prototype traps all set", Code: "for (const k of ['get', 'has', 'apply', 'construct']) Object.prototype[k] = function (t, ...a) { return Reflect[k](t, ...a) }\nreturn [new ArrayBuffer(2 ** 33).byteLength, new Uint8Array(2 ** 33).length]", WantCodes: memoryCodes, Hostile: true},
 	{Name: "Proxy created under an Object.prototype trap", Code: "let raw\nObject.prototype.construct = function (t, a, nt) { raw = raw || t; return Reflect.construct(t, a, nt) }\nnew Proxy({}, {})\ndelete Object.prototype.construct\nlet n = 0\nconst p = new (raw || Proxy)([], { get(t, k) { return k === 'length' ? (n++ ? 2 ** 32 - 1 : 2) : Reflect.get(t, k) } })\np.fill(1)\nreturn Object.keys(p)", Want: []any{"0", "1"}, Hostile: true},
-	{Name: "require", Code: "const fs = require('fs')", WantCode: tools.CodeRuntimeError, WantMsg: "tool", Hostile: true},
-	{Name: "fetch", Code: "await fetch('https://example.com')", WantCode: tools.CodeRuntimeError, WantMsg: "network", Hostile: true},
-	{Name: "setTimeout", Code: "await new Promise(r => setTimeout(r, 10))", WantCode: tools.CodeRuntimeError, WantMsg: "timers", Hostile: true},
-	{Name: "process.exit", Code: "process.exit(1)", WantCode: tools.CodeRuntimeError, Hostile: true},
+	{Name: "require", Code: "const fs = require('fs')", WantCode: errs.CodeRuntimeError, WantMsg: "tool", Hostile: true},
+	{Name: "fetch", Code: "await fetch('https://example.com')", WantCode: errs.CodeRuntimeError, WantMsg: "network", Hostile: true},
+	{Name: "setTimeout", Code: "await new Promise(r => setTimeout(r, 10))", WantCode: errs.CodeRuntimeError, WantMsg: "timers", Hostile: true},
+	{Name: "process.exit", Code: "process.exit(1)", WantCode: errs.CodeRuntimeError, Hostile: true},
 	{Name: "host probes", Code: "return [typeof process, typeof Deno, typeof Bun, typeof require, typeof fetch, typeof setTimeout]", Want: []any{"undefined", "undefined", "undefined", "function", "function", "function"}, Hostile: true},
 	{Name: "global via Function", Code: "const g = Function('return this')()\nreturn [typeof g, typeof g.process, typeof g.tools, g === globalThis]", Want: []any{"object", "undefined", "object", true}, Hostile: true},
 	{Name: "source map comment in eval", Code: "return eval('1 + 1\\n//# sourceMappingURL=/dev/zero')", Want: 2, Hostile: true},
 	// Parsing is recursive: a deep program must be refused before any
 	// parser recurses (a Go stack overflow kills the process).
-	{Name: "300k nested brackets", Code: "return " + strings.Repeat("[", 300000) + strings.Repeat("]", 300000), WantCode: tools.CodeNestingTooDeep, Hostile: true},
-	{Name: "nested arrows in default values", Code: "return " + strings.Repeat("(a=", 40) + "1" + strings.Repeat(")=>1", 40), WantCode: tools.CodeNestingTooDeep, Hostile: true},
-	{Name: "chained arrows", Code: "return " + strings.Repeat("a=>", 100000) + "1", WantCode: tools.CodeNestingTooDeep, Hostile: true},
+	{Name: "300k nested brackets", Code: "return " + strings.Repeat("[", 300000) + strings.Repeat("]", 300000), WantCode: errs.CodeNestingTooDeep, Hostile: true},
+	{Name: "nested arrows in default values", Code: "return " + strings.Repeat("(a=", 40) + "1" + strings.Repeat(")=>1", 40), WantCode: errs.CodeNestingTooDeep, Hostile: true},
+	{Name: "chained arrows", Code: "return " + strings.Repeat("a=>", 100000) + "1", WantCode: errs.CodeNestingTooDeep, Hostile: true},
 	// Strings handed to eval and the Function constructors: goja parses
 	// them on the Go stack (refused past the nesting bound), QuickJS in
 	// wasm (its own stack check). Either way the run goes on.
@@ -210,21 +210,21 @@ var hostileCases = []Case{
 	{Name: "async Function constructor of deep nesting", Code: "const AF = Object.getPrototypeOf(async function(){}).constructor\ntry { AF('return ' + '{a:'.repeat(5000)) } catch (e) {}\nreturn true", Want: true, Hostile: true},
 	{Name: "generator constructor of deep nesting", Code: "const GF = Object.getPrototypeOf(function*(){}).constructor\ntry { GF('yield ' + '!'.repeat(5000) + '1') } catch (e) {}\nreturn true", Want: true, Hostile: true},
 	{Name: "eval and Function still work", Code: "const add = new Function('a', 'b', 'return a + b')\nreturn [eval('1 + 1'), add(2, 3), Function('return 4')(), (function(){}) instanceof Function, Function.prototype.constructor === Function, Function.name, eval.name, typeof eval]", Want: []any{2, 5, 4, true, true, "Function", "eval", "function"}, Hostile: true},
-	{Name: "promise storm", Code: "const ps = []\nfor (let i = 0; i < 100000; i++) ps.push(tools.echo({i}))\nawait Promise.all(ps)", WantCodes: []tools.Code{tools.CodeSubcallLimit, tools.CodeMemoryLimit}, Hostile: true, Timeout: 20 * time.Second, MemoryLimit: 512 << 20},
+	{Name: "promise storm", Code: "const ps = []\nfor (let i = 0; i < 100000; i++) ps.push(tools.echo({i}))\nawait Promise.all(ps)", WantCodes: []errs.Code{errs.CodeSubcallLimit, errs.CodeMemoryLimit}, Hostile: true, Timeout: 20 * time.Second, MemoryLimit: 512 << 20},
 	{Name: "huge log", Code: "for (let i = 0; i < 100000; i++) console.log('line ' + i)\nreturn 'done'", Want: "done", Hostile: true, Timeout: 20 * time.Second, Check: func(t *testing.T, o *Outcome) {
 		if n := o.Tools.LogCount(); n != 100000 {
 			t.Errorf("got %d log lines, want 100000", n)
 		}
 	}},
-	{Name: "never settles", Code: "await new Promise(() => {})", WantCode: tools.CodeRuntimeError, Hostile: true},
-	{Name: "cyclic return", Code: "const a = [1]; a.push(a); return a", WantCode: tools.CodeRuntimeError, Hostile: true},
-	{Name: "bigint return", Code: "return 2n ** 64n", WantCode: tools.CodeRuntimeError, Hostile: true},
-	{Name: "long built-in", Code: "const a = []\nfor (let i = 0; i < 3e5; i++) a.push(String(-i))\nfor (;;) a.slice().sort()", WantCodes: []tools.Code{tools.CodeTimeout, tools.CodeMemoryLimit}, Timeout: 300 * time.Millisecond, Hostile: true, Slow: true},
+	{Name: "never settles", Code: "await new Promise(() => {})", WantCode: errs.CodeRuntimeError, Hostile: true},
+	{Name: "cyclic return", Code: "const a = [1]; a.push(a); return a", WantCode: errs.CodeRuntimeError, Hostile: true},
+	{Name: "bigint return", Code: "return 2n ** 64n", WantCode: errs.CodeRuntimeError, Hostile: true},
+	{Name: "long built-in", Code: "const a = []\nfor (let i = 0; i < 3e5; i++) a.push(String(-i))\nfor (;;) a.slice().sort()", WantCodes: []errs.Code{errs.CodeTimeout, errs.CodeMemoryLimit}, Timeout: 300 * time.Millisecond, Hostile: true, Slow: true},
 }
 
 // memoryCodes: a memory bomb ends with MEMORY_LIMIT, or with a RangeError
 // when the engine refuses the allocation up front.
-var memoryCodes = []tools.Code{tools.CodeMemoryLimit, tools.CodeRuntimeError}
+var memoryCodes = []errs.Code{errs.CodeMemoryLimit, errs.CodeRuntimeError}
 
 var scenarios = []Scenario{
 	{Name: "let redeclared", Steps: []Step{
@@ -271,7 +271,7 @@ var scenarios = []Scenario{
 		{Code: "return [typeof inner, typeof c2, typeof j]", Want: []any{"undefined", "undefined", "undefined"}},
 	}},
 	{Name: "declarations survive a throw", Steps: []Step{
-		{Code: "let kept = 1\nthrow new Error('x')", WantCode: tools.CodeRuntimeError},
+		{Code: "let kept = 1\nthrow new Error('x')", WantCode: errs.CodeRuntimeError},
 		{Code: "return kept", Want: 1},
 	}},
 	{Name: "state across runs", Steps: []Step{
@@ -313,7 +313,7 @@ var specialTests = []struct {
 	{"in-flight calls are cancelled at the deadline", func(t *testing.T, eng engine.Engine) {
 		ft := NewFakeTools()
 		o := Exec(t, eng, "await tools.slow({})", ExecOptions{Tools: ft, Timeout: 200 * time.Millisecond})
-		if o.Err == nil || o.Err.Code != tools.CodeTimeout {
+		if o.Err == nil || o.Err.Code != errs.CodeTimeout {
 			t.Fatalf("got %s, %v; want TIMEOUT", o.Value, o.Err)
 		}
 		if _, werr := recv(ft.SlowEnded, 5*time.Second); werr != nil {
@@ -329,7 +329,7 @@ var specialTests = []struct {
 			ft := NewFakeTools()
 			const limit = 200 * time.Millisecond
 			o := Exec(t, eng, code, ExecOptions{Tools: ft, Timeout: limit})
-			if o.Err == nil || o.Err.Code != tools.CodeTimeout {
+			if o.Err == nil || o.Err.Code != errs.CodeTimeout {
 				t.Fatalf("%s: got %s, %v; want TIMEOUT", code, o.Value, o.Err)
 			}
 			if o.Elapsed > limit+Grace || o.Elapsed >= StubbornFor {
@@ -349,7 +349,7 @@ var specialTests = []struct {
 		ft := NewFakeTools()
 		Exec(t, eng, "async function late() { return await tools.stubborn({}) }", ExecOptions{Env: env, Tools: ft})
 		const limit = 200 * time.Millisecond
-		if o := Exec(t, eng, "return await late()", ExecOptions{Env: env, Tools: ft, Timeout: limit}); o.Err == nil || o.Err.Code != tools.CodeTimeout || o.Elapsed > limit+Grace {
+		if o := Exec(t, eng, "return await late()", ExecOptions{Env: env, Tools: ft, Timeout: limit}); o.Err == nil || o.Err.Code != errs.CodeTimeout || o.Elapsed > limit+Grace {
 			t.Errorf("through an earlier run's function: got %s, %v in %v; want TIMEOUT within %v", o.Value, o.Err, o.Elapsed, limit+Grace)
 		}
 		time.Sleep(StubbornFor) // let the stubborn calls end before leak checks
@@ -371,7 +371,7 @@ var specialTests = []struct {
 		// An uncaught error's stack: the user's lines, none of the wrapper's.
 		code := "function f() { return null.x }\nreturn f()"
 		o := Exec(t, eng, code, ExecOptions{})
-		if o.Err == nil || o.Err.Code != tools.CodeRuntimeError {
+		if o.Err == nil || o.Err.Code != errs.CodeRuntimeError {
 			t.Fatalf("got %s, %v; want RUNTIME_ERROR", o.Value, o.Err)
 		}
 		stack, _ := o.Err.Info["stack"].(string)
@@ -414,7 +414,7 @@ var specialTests = []struct {
 		if werr != nil {
 			t.Fatal("Run did not return after cancellation")
 		}
-		if res.Err == nil || res.Err.Code != tools.CodeCancelled {
+		if res.Err == nil || res.Err.Code != errs.CodeCancelled {
 			t.Errorf("got %v, want CANCELLED", res.Err)
 		}
 	}},
@@ -470,7 +470,7 @@ var specialTests = []struct {
 		defer env.Close()
 		Exec(t, eng, "let before = 'kept'", ExecOptions{Env: env})
 		o := Exec(t, eng, "for (;;) {}", ExecOptions{Env: env, Timeout: 200 * time.Millisecond})
-		if o.Err == nil || o.Err.Code != tools.CodeTimeout {
+		if o.Err == nil || o.Err.Code != errs.CodeTimeout {
 			t.Fatalf("got %v, want TIMEOUT", o.Err)
 		}
 		if !env.Usable() {

@@ -33,7 +33,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/source"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // ScriptName is the Job.Name the suite runs programs under.
@@ -57,8 +57,8 @@ type Case struct {
 	// Want is the expected return value, compared as JSON.
 	Want any
 	// WantCode is the expected error code; WantCodes allows several.
-	WantCode  tools.Code
-	WantCodes []tools.Code
+	WantCode  errs.Code
+	WantCodes []errs.Code
 	// WantMsg must appear in the error message (case-insensitive).
 	WantMsg string
 	// WantLogs are the console lines, "level: text", in order.
@@ -82,7 +82,7 @@ type Case struct {
 type Step struct {
 	Code     string
 	Want     any
-	WantCode tools.Code
+	WantCode errs.Code
 	// WantGlobals must all be in Env.Globals() after the step, and
 	// WantNoGlobals none of them.
 	WantGlobals, WantNoGlobals []string
@@ -97,7 +97,7 @@ type Scenario struct {
 // Outcome is what one run produced.
 type Outcome struct {
 	Value   json.RawMessage
-	Err     *tools.Error
+	Err     *errs.Error
 	Logs    []string
 	Elapsed time.Duration
 	Tools   *FakeTools
@@ -211,7 +211,7 @@ func checkCase(t *testing.T, c Case, o *Outcome) {
 	}
 }
 
-func infoInt(e *tools.Error, key string) int {
+func infoInt(e *errs.Error, key string) int {
 	switch v := e.Info[key].(type) {
 	case int:
 		return v
@@ -269,7 +269,7 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 	persistent := opts.Persistent || opts.Env != nil
 	s, err := source.Prepare(code, source.Options{Persistent: persistent})
 	if err != nil {
-		o.Err = tools.AsError(err)
+		o.Err = errs.AsError(err)
 		return o
 	}
 	ctx := context.Background()
@@ -365,10 +365,10 @@ func (f *FakeTools) Call(ctx context.Context, name string, args json.RawMessage)
 		limit = 1000
 	}
 	if n := f.calls.Add(1); n > limit {
-		return nil, &tools.Error{Code: tools.CodeSubcallLimit, Message: fmt.Sprintf("the program made more than %d nested calls", limit)}
+		return nil, &errs.Error{Code: errs.CodeSubcallLimit, Message: fmt.Sprintf("the program made more than %d nested calls", limit)}
 	}
 	if !json.Valid(args) {
-		return nil, &tools.Error{Code: tools.CodeInvalidArguments, Message: "arguments are not JSON"}
+		return nil, &errs.Error{Code: errs.CodeInvalidArguments, Message: "arguments are not JSON"}
 	}
 	switch name {
 	case "echo":
@@ -378,7 +378,7 @@ func (f *FakeTools) Call(ctx context.Context, name string, args json.RawMessage)
 	case "my-tool.v2", "mcp__fake__ticker":
 		return json.Marshal(name)
 	case "fail":
-		return nil, &tools.Error{Code: tools.CodeDenied, Message: "denied by policy"}
+		return nil, &errs.Error{Code: errs.CodeDenied, Message: "denied by policy"}
 	case "stubborn": // not in Names: a tool that ignores cancellation
 		time.Sleep(StubbornFor)
 		return json.Marshal("late")
@@ -406,8 +406,8 @@ func (f *FakeTools) Call(ctx context.Context, name string, args json.RawMessage)
 		}
 		return json.Marshal(f.logsSeen())
 	}
-	return nil, &tools.Error{
-		Code:    tools.CodeUnknownTool,
+	return nil, &errs.Error{
+		Code:    errs.CodeUnknownTool,
 		Message: fmt.Sprintf("unknown tool %q; did you mean \"echo\"?", name),
 		Info:    map[string]any{"suggestions": []any{"echo"}},
 	}

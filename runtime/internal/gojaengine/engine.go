@@ -95,7 +95,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // Options configures the engine. A zero Options means the defaults.
@@ -230,10 +230,10 @@ func (e *gojaEngine) NewEnv(ctx context.Context, opts engine.EnvOptions) (engine
 	closed := e.isClosed
 	e.closeMu.Unlock()
 	if closed {
-		return nil, &tools.Error{Code: tools.CodeInternal, Message: "gojaengine: engine is closed"}
+		return nil, &errs.Error{Code: errs.CodeInternal, Message: "gojaengine: engine is closed"}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, tools.AsError(err)
+		return nil, errs.AsError(err)
 	}
 	var st *vmState
 	if e.pool != nil {
@@ -297,7 +297,7 @@ func (e *gojaEngine) Close() error {
 
 // compile returns the cached Program for a job's script, compiling it on a
 // miss. Compiling is about 100× the cost of running a small program.
-func (e *gojaEngine) compile(job *engine.Job) (*goja.Program, *tools.Error) {
+func (e *gojaEngine) compile(job *engine.Job) (*goja.Program, *errs.Error) {
 	h := sha256.New()
 	h.Write([]byte(job.Name))
 	h.Write([]byte{0})

@@ -13,7 +13,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // env is one goja realm. Its VM is driven by the goroutine of the run in
@@ -53,7 +53,7 @@ func (e *env) Close() error {
 	e.st = nil
 	e.mu.Unlock()
 	if r != nil {
-		r.kill(&tools.Error{Code: tools.CodeCancelled, Message: "the environment was closed while the program ran"})
+		r.kill(&errs.Error{Code: errs.CodeCancelled, Message: "the environment was closed while the program ran"})
 	}
 	return nil
 }
@@ -67,8 +67,8 @@ func (e *env) discard() {
 	e.mu.Unlock()
 }
 
-func errResult(code tools.Code, format string, args ...any) engine.Result {
-	return engine.Result{Err: tools.Errorf(code, format, args...)}
+func errResult(code errs.Code, format string, args ...any) engine.Result {
+	return engine.Result{Err: errs.Errorf(code, format, args...)}
 }
 
 func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
@@ -79,7 +79,7 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 	st := e.st
 	if e.closed || st == nil || !e.usable.Load() {
 		e.mu.Unlock()
-		return errResult(tools.CodeInternal, "gojaengine: the environment is not usable (closed, crashed, or per-call and already used)")
+		return errResult(errs.CodeInternal, "gojaengine: the environment is not usable (closed, crashed, or per-call and already used)")
 	}
 	e.mu.Unlock()
 	if !e.persistent {
@@ -101,7 +101,7 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 	e.mu.Unlock()
 	if closed {
 		r.cancel()
-		return errResult(tools.CodeCancelled, "the environment was closed")
+		return errResult(errs.CodeCancelled, "the environment was closed")
 	}
 
 	start := time.Now()
@@ -110,7 +110,7 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 	if !job.Deadline.IsZero() {
 		limit := job.Deadline.Sub(start)
 		t := time.AfterFunc(limit, func() {
-			r.kill(&tools.Error{Code: tools.CodeTimeout, Message: fmt.Sprintf("the program exceeded its time limit (%s)", limit.Round(time.Millisecond))})
+			r.kill(&errs.Error{Code: errs.CodeTimeout, Message: fmt.Sprintf("the program exceeded its time limit (%s)", limit.Round(time.Millisecond))})
 		})
 		defer t.Stop()
 	}
@@ -122,7 +122,7 @@ func (e *env) Run(ctx context.Context, job *engine.Job) engine.Result {
 		defer e.eng.guard.remove(r)
 		defer close(r.finished)
 		vmRes = e.execute(r, prg)
-		if vmRes.Err != nil && vmRes.Err.Code == tools.CodeMemoryLimit {
+		if vmRes.Err != nil && vmRes.Err.Code == errs.CodeMemoryLimit {
 			e.discard() // the memory may be held by globals
 		}
 	}, func() { resCh <- vmRes })
@@ -158,7 +158,7 @@ func (e *env) execute(r *run, prg *goja.Program) (res engine.Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			e.discard()
-			res = errResult(tools.CodeInternal, "gojaengine: panic while running the program: %v", p)
+			res = errResult(errs.CodeInternal, "gojaengine: panic while running the program: %v", p)
 		}
 		r.finish(e.eng.opts.Grace)
 		if r.abrupt {
@@ -211,7 +211,7 @@ type run struct {
 	pending  int // calls queued or in flight, not yet settled
 
 	killMu   sync.Mutex
-	killed   *tools.Error
+	killed   *errs.Error
 	done     bool
 	killCh   chan struct{}
 	finished chan struct{}          // closed when the VM goroutine is done with the run
@@ -247,7 +247,7 @@ func newRun(eng *gojaEngine, st *vmState, job *engine.Job, ctx context.Context) 
 // loop if it waits for calls, and cancels nested calls. A kill after the run
 // ended is ignored (done is set under the same lock, so an Interrupt is
 // always followed by the VM goroutine's ClearInterrupt).
-func (r *run) kill(err *tools.Error) {
+func (r *run) kill(err *errs.Error) {
 	r.killMu.Lock()
 	defer r.killMu.Unlock()
 	if r.done || r.killed != nil {
@@ -259,11 +259,11 @@ func (r *run) kill(err *tools.Error) {
 	r.cancel()
 }
 
-func (r *run) killedErr() *tools.Error {
+func (r *run) killedErr() *errs.Error {
 	r.killMu.Lock()
 	defer r.killMu.Unlock()
 	if r.killed == nil {
-		return &tools.Error{Code: tools.CodeInternal, Message: "gojaengine: run interrupted without a reason"}
+		return &errs.Error{Code: errs.CodeInternal, Message: "gojaengine: run interrupted without a reason"}
 	}
 	return r.killed
 }
@@ -326,11 +326,11 @@ func (r *run) compact() {
 func (r *run) invoke(c *pendingCall) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.value, c.err = nil, tools.Errorf(tools.CodeInternal, "tool call %q panicked: %v", c.name, p)
+			c.value, c.err = nil, errs.Errorf(errs.CodeInternal, "tool call %q panicked: %v", c.name, p)
 		}
 	}()
 	if r.job.Call == nil {
-		c.err = tools.Errorf(tools.CodeInternal, "gojaengine: no Call function for tool %q", c.name)
+		c.err = errs.Errorf(errs.CodeInternal, "gojaengine: no Call function for tool %q", c.name)
 		return
 	}
 	c.value, c.err = r.job.Call(r.ctx, c.name, c.args)
@@ -360,7 +360,7 @@ func (r *run) loop(prg *goja.Program) engine.Result {
 			return engine.Result{Err: r.thrown(p.Result())}
 		}
 		if r.pending == 0 {
-			return errResult(tools.CodeRuntimeError, "the program's promise can never settle: it awaits something no tool call will resolve (timers are not available)")
+			return errResult(errs.CodeRuntimeError, "the program's promise can never settle: it awaits something no tool call will resolve (timers are not available)")
 		}
 		if r.inflight == 0 && len(r.queue)-r.head == 1 {
 			// The program waits for this call alone: make it here. A kill
@@ -409,14 +409,14 @@ func (r *run) loop(prg *goja.Program) engine.Result {
 func (r *run) settle(c *pendingCall) error {
 	st := r.st
 	if c.err != nil {
-		return c.reject(st.newBindingError(tools.AsError(c.err)))
+		return c.reject(st.newBindingError(errs.AsError(c.err)))
 	}
 	if len(c.value) == 0 {
 		return c.resolve(goja.Undefined())
 	}
 	v, err := decodeJSON(st.vm, string(c.value))
 	if err != nil {
-		return c.reject(st.newBindingError(&tools.Error{Code: tools.CodeToolError, Message: fmt.Sprintf("tool %q returned invalid JSON: %v", c.name, err)}))
+		return c.reject(st.newBindingError(&errs.Error{Code: errs.CodeToolError, Message: fmt.Sprintf("tool %q returned invalid JSON: %v", c.name, err)}))
 	}
 	return c.resolve(v)
 }
@@ -452,15 +452,15 @@ func (r *run) result(v goja.Value) engine.Result {
 	return engine.Result{Value: raw}
 }
 
-func (r *run) export(v goja.Value) (json.RawMessage, *tools.Error) {
+func (r *run) export(v goja.Value) (json.RawMessage, *errs.Error) {
 	if v == nil || goja.IsUndefined(v) {
 		return nil, nil
 	}
 	if _, ok := goja.AssertFunction(v); ok {
-		return nil, tools.Errorf(tools.CodeRuntimeError, "the program returned a function, which JSON cannot represent; return data instead")
+		return nil, errs.Errorf(errs.CodeRuntimeError, "the program returned a function, which JSON cannot represent; return data instead")
 	}
 	if _, ok := v.(*goja.Symbol); ok {
-		return nil, tools.Errorf(tools.CodeRuntimeError, "the program returned a symbol, which JSON cannot represent")
+		return nil, errs.Errorf(errs.CodeRuntimeError, "the program returned a symbol, which JSON cannot represent")
 	}
 	r.enterJS()
 	out, err := r.st.stringify(goja.Undefined(), v)

@@ -11,11 +11,11 @@ import (
 	"github.com/dop251/goja/parser"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // fail maps an error out of the VM to the run's outcome.
-func (r *run) fail(err error) *tools.Error {
+func (r *run) fail(err error) *errs.Error {
 	var ie *goja.InterruptedError
 	var so *goja.StackOverflowError
 	var ex *goja.Exception
@@ -26,25 +26,25 @@ func (r *run) fail(err error) *tools.Error {
 	}
 	switch {
 	case errors.As(err, &ie):
-		if e, ok := ie.Value().(*tools.Error); ok {
+		if e, ok := ie.Value().(*errs.Error); ok {
 			return e
 		}
 		return r.killedErr()
 	case errors.As(err, &so):
-		return &tools.Error{
-			Code:    tools.CodeStackOverflow,
+		return &errs.Error{
+			Code:    errs.CodeStackOverflow,
 			Message: "Maximum call stack size exceeded: the program recursed deeper than " + strconv.Itoa(r.st.depth) + " calls",
 			Info:    r.positionInfo(so.String()),
 		}
 	case errors.As(err, &ex):
 		return r.thrown(ex.Value())
 	}
-	return &tools.Error{Code: tools.CodeInternal, Message: "gojaengine: " + err.Error(), Err: err}
+	return &errs.Error{Code: errs.CodeInternal, Message: "gojaengine: " + err.Error(), Err: err}
 }
 
 // thrown maps an uncaught exception or rejection. A rejection of a tool
 // binding keeps the tool call's code; anything else is RUNTIME_ERROR.
-func (r *run) thrown(v goja.Value) *tools.Error {
+func (r *run) thrown(v goja.Value) *errs.Error {
 	obj, _ := v.(*goja.Object)
 	if obj != nil {
 		stack := ""
@@ -52,7 +52,7 @@ func (r *run) thrown(v goja.Value) *tools.Error {
 			stack = s.String()
 		}
 		if code, ok := r.st.bindingErrs[obj]; ok {
-			e := &tools.Error{Code: code, Message: obj.Get("message").String()}
+			e := &errs.Error{Code: code, Message: obj.Get("message").String()}
 			if info := obj.Get("info"); info != nil && !goja.IsUndefined(info) {
 				if m, ok := info.Export().(map[string]any); ok {
 					e.Info = m
@@ -65,7 +65,7 @@ func (r *run) thrown(v goja.Value) *tools.Error {
 			if n := obj.Get("name"); n != nil && !goja.IsUndefined(n) {
 				name = n.String()
 			}
-			return &tools.Error{Code: tools.CodeRuntimeError, Message: name + ": " + msg.String(), Info: r.positionInfo(stack)}
+			return &errs.Error{Code: errs.CodeRuntimeError, Message: name + ": " + msg.String(), Info: r.positionInfo(stack)}
 		}
 	}
 	desc := ""
@@ -74,7 +74,7 @@ func (r *run) thrown(v goja.Value) *tools.Error {
 	} else if v != nil {
 		desc = v.String()
 	}
-	return &tools.Error{Code: tools.CodeRuntimeError, Message: "Uncaught " + desc}
+	return &errs.Error{Code: errs.CodeRuntimeError, Message: "Uncaught " + desc}
 }
 
 // stackPos matches a position in a goja stack trace: "name:line:col(pc)".
@@ -136,20 +136,20 @@ func (r *run) logText(text string) string {
 	return r.mapPositions(text, nil)
 }
 
-func jsonError(msg string) *tools.Error {
+func jsonError(msg string) *errs.Error {
 	low := strings.ToLower(msg)
 	switch {
 	case strings.Contains(low, "circular"):
-		return tools.Errorf(tools.CodeRuntimeError, "the return value contains a cycle (an object that refers to itself), which JSON cannot represent: %s", msg)
+		return errs.Errorf(errs.CodeRuntimeError, "the return value contains a cycle (an object that refers to itself), which JSON cannot represent: %s", msg)
 	case strings.Contains(low, "bigint"):
-		return tools.Errorf(tools.CodeRuntimeError, "the return value contains a BigInt, which JSON cannot represent; convert it with String() or Number(): %s", msg)
+		return errs.Errorf(errs.CodeRuntimeError, "the return value contains a BigInt, which JSON cannot represent; convert it with String() or Number(): %s", msg)
 	}
-	return tools.Errorf(tools.CodeRuntimeError, "the return value cannot be converted to JSON: %s", msg)
+	return errs.Errorf(errs.CodeRuntimeError, "the return value cannot be converted to JSON: %s", msg)
 }
 
 // syntaxErr maps a parse or compile error of the script to SYNTAX_ERROR at
 // the user's line.
-func syntaxErr(err error, lineOffset int) *tools.Error {
+func syntaxErr(err error, lineOffset int) *errs.Error {
 	line, col, msg := 0, 0, err.Error()
 	var list parser.ErrorList
 	var ce *goja.CompilerSyntaxError
@@ -167,17 +167,17 @@ func syntaxErr(err error, lineOffset int) *tools.Error {
 	if line < 1 {
 		line = 1
 	}
-	return &tools.Error{
-		Code:    tools.CodeSyntaxError,
+	return &errs.Error{
+		Code:    errs.CodeSyntaxError,
 		Message: "SyntaxError: " + msg + " (line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col) + ")",
 		Info:    map[string]any{"line": line, "column": col},
 		Err:     err,
 	}
 }
 
-func ctxError(ctx context.Context) *tools.Error {
+func ctxError(ctx context.Context) *errs.Error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &tools.Error{Code: tools.CodeTimeout, Message: "the program exceeded its deadline", Err: ctx.Err()}
+		return &errs.Error{Code: errs.CodeTimeout, Message: "the program exceeded its deadline", Err: ctx.Err()}
 	}
-	return &tools.Error{Code: tools.CodeCancelled, Message: "the run was cancelled", Err: ctx.Err()}
+	return &errs.Error{Code: errs.CodeCancelled, Message: "the run was cancelled", Err: ctx.Err()}
 }

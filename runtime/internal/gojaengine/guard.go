@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // guard is the memory watchdog. goja allocates from the Go heap with no
@@ -250,8 +250,8 @@ func (g *guard) check(h heapSample) *run {
 	if victim == nil {
 		return nil
 	}
-	victim.kill(&tools.Error{
-		Code:    tools.CodeMemoryLimit,
+	victim.kill(&errs.Error{
+		Code:    errs.CodeMemoryLimit,
 		Message: fmt.Sprintf("the program exceeded its memory budget of %d MiB", victim.limit>>20),
 		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": victim.baseline},
 	})

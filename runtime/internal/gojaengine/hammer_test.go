@@ -11,7 +11,7 @@ import (
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/enginetest"
 	"github.com/codemode/codemode/runtime/internal/source"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // TestHammerPool runs many per-call programs (with nested calls, timeouts
@@ -77,7 +77,7 @@ func hammerOnce(eng engine.Engine, w, i int) error {
 			return fmt.Errorf("worker %d run %d: got %s, %v; want %d", w, i, res.Value, res.Err, i+1)
 		}
 	case 1:
-		if res.Err == nil || res.Err.Code != tools.CodeTimeout {
+		if res.Err == nil || res.Err.Code != errs.CodeTimeout {
 			return fmt.Errorf("worker %d run %d: got %v, want TIMEOUT", w, i, res.Err)
 		}
 	case 2:
@@ -158,7 +158,7 @@ func BenchmarkMemoryGuardOvershoot(b *testing.B) {
 		env.Close()
 		close(stop)
 		peak := <-peakCh
-		if res.Err == nil || res.Err.Code != tools.CodeMemoryLimit {
+		if res.Err == nil || res.Err.Code != errs.CodeMemoryLimit {
 			b.Fatalf("got %v, want MEMORY_LIMIT", res.Err)
 		}
 		ge.guard.statsMu.Lock()

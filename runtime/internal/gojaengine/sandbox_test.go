@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/runtime/internal/enginetest"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // TestGuardedCtorTraps: the proxies that size-check typed-array
@@ -24,7 +24,7 @@ func TestGuardedCtorTraps(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := enginetest.Exec(t, eng, tc.code, enginetest.ExecOptions{MemoryLimit: enginetest.SuiteMemoryLimit})
-			want := []tools.Code{tools.CodeRuntimeError, tools.CodeMemoryLimit}
+			want := []errs.Code{errs.CodeRuntimeError, errs.CodeMemoryLimit}
 			if o.Err == nil || !slices.Contains(want, o.Err.Code) {
 				t.Errorf("got %s, %v; want a refused allocation (%v)", o.Value, o.Err, want)
 			}
@@ -93,16 +93,16 @@ func TestGuardsRefuseUpFront(t *testing.T) {
 			case o.Err != nil && strings.Contains(o.Err.Message, "stuck in a built-in"):
 				t.Errorf("the VM was abandoned inside a built-in: %v", o.Err)
 			case tc.want == "refused": // up front, or at the deadline if the guard cannot see it coming
-				if o.Err == nil || !slices.Contains([]tools.Code{tools.CodeTimeout, tools.CodeMemoryLimit, tools.CodeRuntimeError}, o.Err.Code) ||
-					o.Err.Code == tools.CodeRuntimeError && !strings.Contains(o.Err.Message, "RangeError") {
+				if o.Err == nil || !slices.Contains([]errs.Code{errs.CodeTimeout, errs.CodeMemoryLimit, errs.CodeRuntimeError}, o.Err.Code) ||
+					o.Err.Code == errs.CodeRuntimeError && !strings.Contains(o.Err.Message, "RangeError") {
 					t.Errorf("got %s, %v; want a RangeError, TIMEOUT or MEMORY_LIMIT", o.Value, o.Err)
 				}
 			case tc.want == "timeout":
-				if o.Err == nil || !slices.Contains([]tools.Code{tools.CodeTimeout, tools.CodeMemoryLimit}, o.Err.Code) {
+				if o.Err == nil || !slices.Contains([]errs.Code{errs.CodeTimeout, errs.CodeMemoryLimit}, o.Err.Code) {
 					t.Errorf("got %s, %v; want TIMEOUT or MEMORY_LIMIT", o.Value, o.Err)
 				}
 			case tc.want == "":
-				if o.Err == nil || o.Err.Code != tools.CodeRuntimeError || !strings.Contains(o.Err.Message, "RangeError") {
+				if o.Err == nil || o.Err.Code != errs.CodeRuntimeError || !strings.Contains(o.Err.Message, "RangeError") {
 					t.Errorf("got %s, %v; want a RangeError", o.Value, o.Err)
 				}
 			case o.Err != nil || string(o.Value) != tc.want:

@@ -11,7 +11,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 //go:embed prelude.js
@@ -91,7 +91,7 @@ type vmState struct {
 	// bindingErrs marks the Error objects that tool bindings rejected with,
 	// so an uncaught one keeps its tool code (a program-made Error with a
 	// `code` property does not).
-	bindingErrs map[*goja.Object]tools.Code
+	bindingErrs map[*goja.Object]errs.Code
 	fns         map[string]goja.Value // binding functions by name, per run
 }
 
@@ -112,7 +112,7 @@ func buildVMState() (*vmState, error) {
 	}
 	vm := goja.New()
 	vm.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
-	st := &vmState{vm: vm, bindingErrs: map[*goja.Object]tools.Code{}, fns: map[string]goja.Value{}}
+	st := &vmState{vm: vm, bindingErrs: map[*goja.Object]errs.Code{}, fns: map[string]goja.Value{}}
 
 	global := vm.GlobalObject()
 	jsonObj := global.Get("JSON").ToObject(vm)
@@ -320,7 +320,7 @@ func (st *vmState) binding(name string) func(goja.FunctionCall) goja.Value {
 		p, resolve, reject := st.vm.NewPromise()
 		r := st.cur
 		if r == nil { // a binding kept by a program and called after its run
-			_ = reject(st.newBindingError(&tools.Error{Code: tools.CodeCancelled, Message: "the program that made this call has ended"}))
+			_ = reject(st.newBindingError(&errs.Error{Code: errs.CodeCancelled, Message: "the program that made this call has ended"}))
 			return st.vm.ToValue(p)
 		}
 		args, terr := st.argsJSON(c.Argument(0))
@@ -333,23 +333,23 @@ func (st *vmState) binding(name string) func(goja.FunctionCall) goja.Value {
 	}
 }
 
-func (st *vmState) argsJSON(v goja.Value) (json.RawMessage, *tools.Error) {
+func (st *vmState) argsJSON(v goja.Value) (json.RawMessage, *errs.Error) {
 	if v == nil || goja.IsUndefined(v) {
 		return json.RawMessage("{}"), nil
 	}
 	out, err := st.stringify(goja.Undefined(), v)
 	if err != nil {
-		return nil, &tools.Error{Code: tools.CodeInvalidArguments, Message: "tool arguments must be JSON-serialisable: " + jsErrorText(err)}
+		return nil, &errs.Error{Code: errs.CodeInvalidArguments, Message: "tool arguments must be JSON-serialisable: " + jsErrorText(err)}
 	}
 	if out == nil || goja.IsUndefined(out) {
-		return nil, &tools.Error{Code: tools.CodeInvalidArguments, Message: "tool arguments must be JSON-serialisable, got " + v.String()}
+		return nil, &errs.Error{Code: errs.CodeInvalidArguments, Message: "tool arguments must be JSON-serialisable, got " + v.String()}
 	}
 	return json.RawMessage(out.String()), nil
 }
 
 // newBindingError builds the Error a binding rejects with: message, code,
 // and info when the failure carries details.
-func (st *vmState) newBindingError(e *tools.Error) goja.Value {
+func (st *vmState) newBindingError(e *errs.Error) goja.Value {
 	obj, err := st.vm.New(st.errorCtor, st.vm.ToValue(e.Error()))
 	if err != nil {
 		return st.vm.ToValue(e.Error())

@@ -10,7 +10,7 @@ import (
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 func TestLimits(t *testing.T) {
@@ -18,19 +18,19 @@ func TestLimits(t *testing.T) {
 	tests := []struct {
 		name string
 		code string
-		want tools.Code // "" = prepared
+		want errs.Code // "" = prepared
 	}{
-		{"300k nested arrays", "return " + deep("[", "]", 300_000), tools.CodeNestingTooDeep},
-		{"nested parens", "return " + deep("(", ")", 5000), tools.CodeNestingTooDeep},
-		{"nested blocks", deep("{", "}", 5000), tools.CodeNestingTooDeep},
-		{"nested templates", "return " + strings.Repeat("`${", 5000) + "1" + strings.Repeat("}`", 5000), tools.CodeNestingTooDeep},
-		{"arrow chain", "return " + strings.Repeat("a=>", 5000) + "1", tools.CodeNestingTooDeep},
-		{"&& chain", "return a" + strings.Repeat("&&a", 5000), tools.CodeNestingTooDeep},
-		{"unterminated", "return " + strings.Repeat("[", 5000), tools.CodeNestingTooDeep},
-		{"arrows in defaults, 2^n", "return " + strings.Repeat("(a=", 40) + "1" + strings.Repeat(")=>1", 40), tools.CodeNestingTooDeep},
-		{"deep after a TypeScript annotation", "let x: number = 1;\nreturn " + deep("[", "]", 5000), tools.CodeNestingTooDeep},
-		{"TypeScript over the esbuild size bound", "let x: number = 1;\nreturn [" + strings.Repeat("1,", 9000) + "1]", tools.CodeSyntaxError},
-		{"TypeScript with too many arrows", "let x: number = 1;\n" + strings.Repeat("f(a=>a);", 300), tools.CodeSyntaxError},
+		{"300k nested arrays", "return " + deep("[", "]", 300_000), errs.CodeNestingTooDeep},
+		{"nested parens", "return " + deep("(", ")", 5000), errs.CodeNestingTooDeep},
+		{"nested blocks", deep("{", "}", 5000), errs.CodeNestingTooDeep},
+		{"nested templates", "return " + strings.Repeat("`${", 5000) + "1" + strings.Repeat("}`", 5000), errs.CodeNestingTooDeep},
+		{"arrow chain", "return " + strings.Repeat("a=>", 5000) + "1", errs.CodeNestingTooDeep},
+		{"&& chain", "return a" + strings.Repeat("&&a", 5000), errs.CodeNestingTooDeep},
+		{"unterminated", "return " + strings.Repeat("[", 5000), errs.CodeNestingTooDeep},
+		{"arrows in defaults, 2^n", "return " + strings.Repeat("(a=", 40) + "1" + strings.Repeat(")=>1", 40), errs.CodeNestingTooDeep},
+		{"deep after a TypeScript annotation", "let x: number = 1;\nreturn " + deep("[", "]", 5000), errs.CodeNestingTooDeep},
+		{"TypeScript over the esbuild size bound", "let x: number = 1;\nreturn [" + strings.Repeat("1,", 9000) + "1]", errs.CodeSyntaxError},
+		{"TypeScript with too many arrows", "let x: number = 1;\n" + strings.Repeat("f(a=>a);", 300), errs.CodeSyntaxError},
 		{"500 levels is fine", "return " + deep("[", "]", 500), ""},
 		{"a long flat array is fine", "return [" + strings.Repeat("1,", 50_000) + "1]", ""},
 		{"small TypeScript is still stripped", "let x: number = 1;\nreturn [[x]]", ""},
@@ -40,11 +40,11 @@ func TestLimits(t *testing.T) {
 			for _, persistent := range []bool{false, true} {
 				start := time.Now()
 				_, err := Prepare(tt.code, Options{Persistent: persistent})
-				if got := tools.CodeOf(err); got != tt.want {
+				if got := errs.CodeOf(err); got != tt.want {
 					t.Fatalf("persistent=%v: got %q (%v), want %q", persistent, got, err, tt.want)
 				}
-				if tt.want == tools.CodeNestingTooDeep {
-					e := tools.AsError(err)
+				if tt.want == errs.CodeNestingTooDeep {
+					e := errs.AsError(err)
 					if _, ok := e.Info["line"]; !ok {
 						t.Errorf("no line in %v", e.Info)
 					}
@@ -86,12 +86,12 @@ func FuzzLimits(f *testing.F) {
 		if err == nil && s.TypeScript {
 			return // esbuild accepted what goja rejects (`a!` is TypeScript); the evaluator decides
 		}
-		code2 := tools.CodeOf(err)
-		if code2 != "" && code2 != tools.CodeSyntaxError && code2 != tools.CodeNestingTooDeep {
+		code2 := errs.CodeOf(err)
+		if code2 != "" && code2 != errs.CodeSyntaxError && code2 != errs.CodeNestingTooDeep {
 			t.Fatalf("got %v", err)
 		}
 		wrapped := perCallPrefix + code + perCallSuffix
-		if code2 == tools.CodeNestingTooDeep {
+		if code2 == errs.CodeNestingTooDeep {
 			// The tree must be deep: goja's parser either fails (the
 			// program is broken past the point we stopped) or yields a
 			// tree deeper than a quarter of the limit.
@@ -104,13 +104,13 @@ func FuzzLimits(f *testing.F) {
 			return
 		}
 		// Within the limit, goja's parser may run: it must agree.
-		var te *tools.Error
-		if errors.As(err, &te) && te.Code == tools.CodeSyntaxError && strings.Contains(te.Message, "TypeScript") {
+		var te *errs.Error
+		if errors.As(err, &te) && te.Code == errs.CodeSyntaxError && strings.Contains(te.Message, "TypeScript") {
 			return
 		}
 		_, perr := parser.ParseFile(nil, "", wrapped, 0, parser.WithDisableSourceMaps)
 		if (perr == nil) != (err == nil) {
-			if err != nil && te != nil && te.Code == tools.CodeSyntaxError {
+			if err != nil && te != nil && te.Code == errs.CodeSyntaxError {
 				return // esbuild may accept what goja rejects and the reverse; the evaluator decides
 			}
 			t.Fatalf("Prepare: %v; goja: %v\n%.300s", err, perr, code)

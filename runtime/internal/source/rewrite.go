@@ -9,7 +9,7 @@ import (
 	"github.com/dop251/goja/token"
 
 	"github.com/codemode/codemode/runtime/internal/jsparse"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // The persistent script's shape (see the package doc for the rules it
@@ -105,7 +105,7 @@ func rewrite(code string, fl *ast.FunctionLiteral, opts []jsparse.Option) (strin
 	// The rewrite works on positions the parser reports; re-parsing is a
 	// cheap (cached with the result) guarantee that it produced valid code.
 	if _, err := jsparse.ParseFile(nil, "", js, 0, opts...); err != nil {
-		return "", nil, &tools.Error{Code: tools.CodeInternal, Message: "source: persistent rewrite produced invalid code: " + err.Error(), Err: err}
+		return "", nil, &errs.Error{Code: errs.CodeInternal, Message: "source: persistent rewrite produced invalid code: " + err.Error(), Err: err}
 	}
 	return js, r.declared, nil
 }

@@ -14,7 +14,7 @@
 // strip types. esbuild may reject a program, but it is never the one that
 // accepts it: its output is still parsed here (persistent mode) and compiled
 // by the engine that runs it, so syntax acceptance stays with the evaluator
-// (CONTRACT §7). esbuild reformats code, so TypeScript scripts end with an
+// (docs/contract.md#sandbox). esbuild reformats code, so TypeScript scripts end with an
 // inline source map (`//# sourceMappingURL=data:…`) that maps positions back
 // to the user's source; goja applies it natively, and [Script.Position] does
 // the same for engines that do not.
@@ -86,7 +86,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/codemode/codemode/runtime/internal/jsparse"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // Script is a prepared program. Scripts are shared through a cache: treat
@@ -232,12 +232,12 @@ type bodyError struct {
 	deep         *jsparse.NestingError // set when the nesting bound stopped the parse
 }
 
-func nestingError(e *bodyError) *tools.Error {
+func nestingError(e *bodyError) *errs.Error {
 	msg := fmt.Sprintf("the program nests deeper than %d levels (line %d, column %d): flatten it (name intermediate values, build data in loops instead of literals nested this deep)", e.deep.Limit, e.line, e.column)
 	if e.deep.Backtracking {
 		msg = fmt.Sprintf("the program nests arrow functions in default parameter values too deeply to parse (line %d, column %d): name the inner functions", e.line, e.column)
 	}
-	return &tools.Error{Code: tools.CodeNestingTooDeep, Message: msg, Info: map[string]any{"line": e.line, "column": e.column, "limit": e.deep.Limit}}
+	return &errs.Error{Code: errs.CodeNestingTooDeep, Message: msg, Info: map[string]any{"line": e.line, "column": e.column, "limit": e.deep.Limit}}
 }
 
 // parseBody parses code as the body of the per-call async function and
@@ -303,9 +303,9 @@ func userPos(msg string, p file.Position, code string) *bodyError {
 	return &bodyError{msg: msg, line: line, column: col}
 }
 
-func syntaxError(msg string, line, column int) *tools.Error {
-	return &tools.Error{
-		Code:    tools.CodeSyntaxError,
+func syntaxError(msg string, line, column int) *errs.Error {
+	return &errs.Error{
+		Code:    errs.CodeSyntaxError,
 		Message: fmt.Sprintf("SyntaxError: %s (line %d, column %d)", msg, line, column),
 		Info:    map[string]any{"line": line, "column": column},
 	}
@@ -356,12 +356,12 @@ func prepareTS(code string, persistent bool, jsErr *bodyError, popts []jsparse.O
 	start := strings.Index(out, tsPrefix)
 	end := strings.LastIndex(out, "}")
 	if start < 0 || end < start+len(tsPrefix) {
-		return nil, &tools.Error{Code: tools.CodeInternal, Message: "source: unexpected esbuild output shape"}
+		return nil, &errs.Error{Code: errs.CodeInternal, Message: "source: unexpected esbuild output shape"}
 	}
 	helpers, body := out[:start], strings.TrimSuffix(out[start+len(tsPrefix):end], "\n")
 	sm, err := sourcemap.Parse("", res.Map)
 	if err != nil {
-		return nil, &tools.Error{Code: tools.CodeInternal, Message: "source: esbuild source map: " + err.Error(), Err: err}
+		return nil, &errs.Error{Code: errs.CodeInternal, Message: "source: esbuild source map: " + err.Error(), Err: err}
 	}
 	s := &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}
 	fl, perr := parseBody(body, popts)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/dop251/goja/parser"
 
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 func TestPrepareSyntaxErrors(t *testing.T) {
@@ -30,8 +30,8 @@ func TestPrepareSyntaxErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Prepare(tt.code, Options{Persistent: tt.persistent})
-			var te *tools.Error
-			if !errors.As(err, &te) || (te.Code != tools.CodeSyntaxError && te.Code != tools.CodeNestingTooDeep) {
+			var te *errs.Error
+			if !errors.As(err, &te) || (te.Code != errs.CodeSyntaxError && te.Code != errs.CodeNestingTooDeep) {
 				t.Fatalf("got %v, want SYNTAX_ERROR", err)
 			}
 			if got := te.Info["line"]; got != tt.line {
@@ -154,8 +154,8 @@ func FuzzPrepare(f *testing.F) {
 		for _, persistent := range []bool{false, true} {
 			s, err := Prepare(code, Options{Persistent: persistent})
 			if err != nil {
-				var te *tools.Error
-				if !errors.As(err, &te) || (te.Code != tools.CodeSyntaxError && te.Code != tools.CodeNestingTooDeep) {
+				var te *errs.Error
+				if !errors.As(err, &te) || (te.Code != errs.CodeSyntaxError && te.Code != errs.CodeNestingTooDeep) {
 					t.Fatalf("Prepare(%q, %v): got %v, want a SYNTAX_ERROR, NESTING_TOO_DEEP or success", code, persistent, err)
 				}
 				continue

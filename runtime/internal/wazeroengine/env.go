@@ -18,7 +18,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/quickjs"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // env is one environment: one context of one instance, owned exclusively.
@@ -42,8 +42,8 @@ type env struct {
 
 var _ engine.Env = (*env)(nil)
 
-func errResult(code tools.Code, format string, args ...any) engine.Result {
-	return engine.Result{Err: tools.Errorf(code, format, args...)}
+func errResult(code errs.Code, format string, args ...any) engine.Result {
+	return engine.Result{Err: errs.Errorf(code, format, args...)}
 }
 
 // Run implements engine.Env.
@@ -52,16 +52,16 @@ func (en *env) Run(ctx context.Context, job *engine.Job) (res engine.Result) {
 	switch {
 	case en.closed || en.v == nil:
 		en.mu.Unlock()
-		return errResult(tools.CodeInternal, "wazero engine: the environment is closed")
+		return errResult(errs.CodeInternal, "wazero engine: the environment is closed")
 	case en.running:
 		en.mu.Unlock()
-		return errResult(tools.CodeInternal, "wazero engine: Run called concurrently on one environment")
+		return errResult(errs.CodeInternal, "wazero engine: Run called concurrently on one environment")
 	case !en.opts.Persistent && en.unusable:
 		en.mu.Unlock()
-		return errResult(tools.CodeInternal, "wazero engine: a per-call environment runs one program; start a new one")
+		return errResult(errs.CodeInternal, "wazero engine: a per-call environment runs one program; start a new one")
 	case en.unusable || en.v.inst.Broken() != nil:
 		en.mu.Unlock()
-		return errResult(tools.CodeInternal, "wazero engine: the environment was discarded after an earlier failure; start a new one")
+		return errResult(errs.CodeInternal, "wazero engine: the environment was discarded after an earlier failure; start a new one")
 	}
 	v := en.v
 	en.running = true
@@ -124,7 +124,7 @@ func (en *env) runVM(r *run) (res engine.Result) {
 		if p := recover(); p != nil {
 			v.dirty = true
 			v.inst.Close()
-			res = errResult(tools.CodeInternal, "wazero engine: internal error: %v; the environment was discarded", p)
+			res = errResult(errs.CodeInternal, "wazero engine: internal error: %v; the environment was discarded", p)
 		}
 	}()
 	res = r.execute()
@@ -315,7 +315,7 @@ func (r *run) host(op byte, payload string) quickjs.Value {
 		r.inflight++
 		switch {
 		case r.job.Call == nil:
-			r.deliver(callResult{id: id, err: tools.Errorf(tools.CodeUnknownTool, "no tools are bound in this run (tools[%q])", name)})
+			r.deliver(callResult{id: id, err: errs.Errorf(errs.CodeUnknownTool, "no tools are bound in this run (tools[%q])", name)})
 		case r.inflight == 1 && !r.noInline: // the only pending call: hold it (see program)
 			r.held = &heldCall{id: id, name: name, args: args}
 		default:
@@ -384,7 +384,7 @@ func (r *run) abandon(name string) {
 func (r *run) safeCall(name string, args json.RawMessage) (val json.RawMessage, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = tools.Errorf(tools.CodeToolError, "tool %q panicked: %v", name, p)
+			err = errs.Errorf(errs.CodeToolError, "tool %q panicked: %v", name, p)
 		}
 	}()
 	return r.job.Call(r.callCtx, name, args)
@@ -548,7 +548,7 @@ func (r *run) program() engine.Result {
 		ready := len(r.results)
 		r.mu.Unlock()
 		if r.inflight == 0 && ready == 0 {
-			return errResult(tools.CodeRuntimeError,
+			return errResult(errs.CodeRuntimeError,
 				"the program's promise can never settle: it is waiting, but no tool call is in flight and nothing else can resume it")
 		}
 		if ready == 0 && r.held != nil && r.inflight == 1 {
@@ -613,11 +613,11 @@ func (r *run) settle() error {
 		val := bytes.TrimSpace(c.value)
 		err := c.err
 		if err == nil && len(val) > 0 && !json.Valid(val) {
-			err = tools.Errorf(tools.CodeToolError, "the tool returned a result that is not valid JSON")
+			err = errs.Errorf(errs.CodeToolError, "the tool returned a result that is not valid JSON")
 		}
 		switch {
 		case err != nil:
-			te := tools.AsError(err)
+			te := errs.AsError(err)
 			e := map[string]any{"code": string(te.Code), "message": te.Error()}
 			if len(te.Info) > 0 {
 				e["info"] = te.Info
@@ -681,11 +681,11 @@ func (r *run) settled() engine.Result {
 	case strings.HasPrefix(o, "e"):
 		var t thrown
 		if err := json.Unmarshal([]byte(o[1:]), &t); err != nil {
-			return errResult(tools.CodeInternal, "wazero engine: unreadable outcome: %v", err)
+			return errResult(errs.CodeInternal, "wazero engine: unreadable outcome: %v", err)
 		}
 		return r.failThrown(&t, false)
 	}
-	return errResult(tools.CodeInternal, "wazero engine: unknown outcome %q", o)
+	return errResult(errs.CodeInternal, "wazero engine: unknown outcome %q", o)
 }
 
 // stopped is the result of a run the interrupt handler (or the hard stop)
@@ -694,11 +694,11 @@ func (r *run) stopped(detail string) engine.Result {
 	var res engine.Result
 	switch r.stop {
 	case "cancel":
-		res = errResult(tools.CodeCancelled, "the run was cancelled")
+		res = errResult(errs.CodeCancelled, "the run was cancelled")
 	case "abort":
-		res = errResult(tools.CodeCancelled, "the environment was closed during the run")
+		res = errResult(errs.CodeCancelled, "the environment was closed during the run")
 	default:
-		res = errResult(tools.CodeTimeout, "the program did not finish before its deadline")
+		res = errResult(errs.CodeTimeout, "the program did not finish before its deadline")
 	}
 	if detail != "" {
 		res.Err.Message += " (" + detail + ")"
@@ -723,9 +723,9 @@ func (r *run) failCall(err error) engine.Result {
 	case r.i.Refused() || errors.Is(err, quickjs.ErrOutOfMemory):
 		return r.memoryLimit("the environment was discarded")
 	case ce != nil && ce.Kind == "stack":
-		return errResult(tools.CodeStackOverflow, "the program recursed too deep (the engine's call stack overflowed); the environment was discarded")
+		return errResult(errs.CodeStackOverflow, "the program recursed too deep (the engine's call stack overflowed); the environment was discarded")
 	}
-	res := errResult(tools.CodeInternal, "the JavaScript engine crashed: %v; the environment was discarded", err)
+	res := errResult(errs.CodeInternal, "the JavaScript engine crashed: %v; the environment was discarded", err)
 	if s := strings.TrimSpace(r.i.Stderr()); s != "" {
 		res.Err.Info = map[string]any{"stderr": s}
 	}
@@ -733,7 +733,7 @@ func (r *run) failCall(err error) engine.Result {
 }
 
 func (r *run) memoryLimit(detail string) engine.Result {
-	res := errResult(tools.CodeMemoryLimit, "the program exceeded its memory limit of %s", formatBytes(r.en.limit))
+	res := errResult(errs.CodeMemoryLimit, "the program exceeded its memory limit of %s", formatBytes(r.en.limit))
 	if detail != "" {
 		res.Err.Message += "; " + detail
 	}
@@ -764,14 +764,14 @@ func (r *run) failThrown(t *thrown, compile bool) engine.Result {
 	if t.Code != "" {
 		// A tool's rejection that reached the top keeps the call's code,
 		// message and info.
-		e := &tools.Error{Code: tools.Code(t.Code), Message: t.Message}
+		e := &errs.Error{Code: errs.Code(t.Code), Message: t.Message}
 		if m, ok := t.Info.(map[string]any); ok {
 			e.Info = m
 		}
 		return engine.Result{Err: e}
 	}
 	if t.Plain {
-		return errResult(tools.CodeRuntimeError, "%s", t.Message)
+		return errResult(errs.CodeRuntimeError, "%s", t.Message)
 	}
 	stack, line, col := r.mapStack(t.Stack)
 	var msg string
@@ -790,21 +790,21 @@ func (r *run) failThrown(t *thrown, compile bool) engine.Result {
 	if line > 0 {
 		info["line"], info["column"] = line, col
 	}
-	code := tools.CodeRuntimeError
+	code := errs.CodeRuntimeError
 	switch {
 	case compile && t.Name == "SyntaxError":
-		code = tools.CodeSyntaxError
+		code = errs.CodeSyntaxError
 		if line > 0 {
 			msg = fmt.Sprintf("%s (line %d, column %d)", msg, line, col)
 		}
 	case (t.Name == "RangeError" || t.Name == "InternalError") &&
 		(strings.Contains(t.Message, "call stack size exceeded") || strings.Contains(t.Message, "stack overflow")):
-		code = tools.CodeStackOverflow
+		code = errs.CodeStackOverflow
 	}
 	if len(info) == 0 {
 		info = nil
 	}
-	return engine.Result{Err: &tools.Error{Code: code, Message: msg, Info: info}}
+	return engine.Result{Err: &errs.Error{Code: code, Message: msg, Info: info}}
 }
 
 const sourceMapPrefix = "\n//# sourceMappingURL=data:application/json;base64,"

@@ -16,7 +16,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/quickjs"
-	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 func TestMain(m *testing.M) {
@@ -49,7 +49,7 @@ func echo(ctx context.Context, name string, args json.RawMessage) (json.RawMessa
 	return args, nil
 }
 
-func code(r engine.Result) tools.Code {
+func code(r engine.Result) errs.Code {
 	if r.Err == nil {
 		return ""
 	}
@@ -92,7 +92,7 @@ func TestMemoryBombsAtDefaultLimit(t *testing.T) {
 	for _, b := range bombs {
 		t.Run(b.name, func(t *testing.T) {
 			res, took := runBody(t, e, b.code, deadline, engine.EnvOptions{}, nil)
-			if code(res) != tools.CodeMemoryLimit {
+			if code(res) != errs.CodeMemoryLimit {
 				t.Fatalf("got %v (%s), want MEMORY_LIMIT", res.Err, res.Value)
 			}
 			if !strings.Contains(res.Err.Message, "256 MiB") {
@@ -135,7 +135,7 @@ func TestHardStop(t *testing.T) {
 			start := time.Now()
 			res := env.Run(context.Background(), &engine.Job{Script: script(body), Name: "program.js", LineOffset: 1, Deadline: start.Add(300 * time.Millisecond)})
 			took := time.Since(start)
-			if code(res) != tools.CodeTimeout {
+			if code(res) != errs.CodeTimeout {
 				t.Fatalf("got %v %s, want TIMEOUT", res.Err, res.Value)
 			}
 			if took > 300*time.Millisecond+100*time.Millisecond+500*time.Millisecond {
@@ -184,7 +184,7 @@ func TestCloseDuringRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := <-done
-			if code(res) != tools.CodeCancelled {
+			if code(res) != errs.CodeCancelled {
 				t.Errorf("got %v, want CANCELLED", res.Err)
 			}
 			if env.Usable() {
@@ -235,7 +235,7 @@ func TestPoolReusesCleanInstances(t *testing.T) {
 	envD, _ := e.NewEnv(context.Background(), engine.EnvOptions{})
 	instD := envD.(*env).v.inst
 	res = envD.Run(context.Background(), &engine.Job{Script: script("for (;;) {}"), Name: "program.js", LineOffset: 1, Deadline: time.Now().Add(50 * time.Millisecond)})
-	if code(res) != tools.CodeTimeout {
+	if code(res) != errs.CodeTimeout {
 		t.Fatalf("got %v, want TIMEOUT", res.Err)
 	}
 	envD.Close()
@@ -297,7 +297,7 @@ func TestPersistentGlobals(t *testing.T) {
 func TestMemoryLimitPerEnv(t *testing.T) {
 	e := newTestEngine(t, Options{})
 	res, _ := runBody(t, e, "return new Uint8Array(40 << 20).length", 5*time.Second, engine.EnvOptions{MemoryLimit: 32 << 20}, nil)
-	if code(res) != tools.CodeMemoryLimit || !strings.Contains(res.Err.Message, "32 MiB") {
+	if code(res) != errs.CodeMemoryLimit || !strings.Contains(res.Err.Message, "32 MiB") {
 		t.Errorf("32 MiB env allocating 40 MiB: got %v %s, want MEMORY_LIMIT naming 32 MiB", res.Err, res.Value)
 	}
 	res, _ = runBody(t, e, "return new Uint8Array(40 << 20).length", 5*time.Second, engine.EnvOptions{MemoryLimit: 64 << 20}, nil)

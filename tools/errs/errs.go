@@ -1,4 +1,20 @@
-package tools
+// Package errs is the error vocabulary every layer of codemode shares: a
+// stable [Code] per kind of failure, the [Error] value that carries it, the
+// sentinels for [errors.Is], and [Suggest], the close-name rule behind "did
+// you mean".
+//
+// It imports nothing of codemode's, so the engines, the source preparer and
+// the config parser classify failures without linking the tool registry (as
+// wazero's api and sys packages sit under its runtime).
+//
+// # Codes
+//
+// Codes are part of codemode's public interface: MCP clients, `codemode run
+// --json` and audit lines carry them, and they never change meaning. Every
+// failure that crosses a package boundary carries one; [CodeOf] and
+// [AsError] classify any error (context errors become TIMEOUT and
+// CANCELLED, anything else TOOL_ERROR).
+package errs
 
 import (
 	"context"
@@ -34,7 +50,7 @@ const (
 // Error is the error value of every failed call: a stable Code, a human
 // message, and optional details.
 //
-// errors.Is(err, tools.ErrTimeout) (and every other sentinel) matches any
+// errors.Is(err, errs.ErrTimeout) (and every other sentinel) matches any
 // *Error with the same Code, so callers classify failures without importing an
 // engine or the MCP SDK.
 type Error struct {
