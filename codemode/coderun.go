@@ -62,14 +62,14 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 		}
 		req.Limits.Timeout = d
 	}
-	if fn := progressFrom(ctx); fn != nil {
-		req.OnLog = func(l runtime.Log) { fn(l.Level, l.Text) }
-	}
+	watches := p.observe(ctx, e, args.Code)
+	req.OnLog = logTo(progressFrom(ctx), watches)
 	owner := p.owner(e.Agent())
 	if args.Reset {
 		p.envs.Reset(owner)
 	}
 	out := p.envs.Run(ctx, owner, req)
+	p.observed(watches, out)
 	p.recordDebug(e.Agent(), args.Code, out)
 	return renderOutcome(out), nil
 }

@@ -71,6 +71,9 @@ type Options struct {
 	IdleTTL         time.Duration
 	// Logger receives the plugin's warnings. If nil, nothing is logged.
 	Logger *slog.Logger
+	// Observers watch every program code_run runs (telemetry, the run
+	// viewer); see [RunObserver]. None by default.
+	Observers []RunObserver
 }
 
 // Plugin is a mounted code-mode preset. Close (or disposing the scope it

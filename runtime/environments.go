@@ -68,8 +68,10 @@ type Environments struct {
 	owners  map[ownerKey]*owner
 	lru     *simplelru.LRU[ownerKey, *penv]
 	closed  bool
-	reason  string  // why the LRU is evicting right now, for the log
-	evicted []*penv // evicted under mu, closed by the evicting caller after unlocking
+	reason  string // why the LRU is evicting right now, for the log
+	// evictions counts releases by reason (Evictions).
+	evictions map[string]int64
+	evicted   []*penv // evicted under mu, closed by the evicting caller after unlocking
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -261,6 +263,10 @@ func (es *Environments) releaseKey(key ownerKey, reason string) {
 // caller once the lock is released (closeEvicted).
 func (es *Environments) onEvict(key ownerKey, pe *penv) {
 	es.log.Info("runtime: persistent environment released", slog.String("owner", pe.label), slog.String("reason", es.reason))
+	if es.evictions == nil {
+		es.evictions = map[string]int64{}
+	}
+	es.evictions[es.reason]++
 	es.evicted = append(es.evicted, pe)
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -39,6 +40,10 @@ type Options struct {
 	// (see docs/deploy.md). It must match [ReplicaPattern]. If empty, ids
 	// are random alone.
 	Replica string
+	// CallContext, if non-nil, derives the context a tools/call runs under
+	// from the request's _meta and, over HTTP, its headers (telemetry
+	// takes the caller's W3C trace context from them).
+	CallContext func(ctx context.Context, meta mcp.Meta, header http.Header) context.Context
 }
 
 // Server is the MCP front. One Server serves any number of sessions.
@@ -219,6 +224,13 @@ func (s *Server) callTool(ctx context.Context, r *mcp.CallToolRequest) (*mcp.Cal
 		p := newProgress(ctx, r.Session, tok)
 		defer p.finish()
 		ctx = codemode.WithProgress(ctx, p.line)
+	}
+	if f := s.opts.CallContext; f != nil {
+		var header http.Header
+		if r.Extra != nil {
+			header = r.Extra.Header
+		}
+		ctx = f(ctx, r.Params.Meta, header)
 	}
 	args := r.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {

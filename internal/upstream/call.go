@@ -22,7 +22,7 @@ import (
 const envelopeBytes = 512
 
 // call forwards one execution to the upstream tool name.
-func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*tools.Result, error) {
+func (s *server) call(ctx context.Context, e *tools.Execution, name string) (_ *tools.Result, err error) {
 	args := e.Arguments()
 	meta := mcp.Meta{MetaCallID: e.CallID(), MetaRootCallID: e.RootCallID()}
 	if p := e.ParentCallID(); p != "" {
@@ -37,6 +37,11 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 				"Send less per call: split the data over several calls, or pass a reference (a path, a URL, an id) instead of the content", e.Name(), len(args), limit, s.name),
 			Info: map[string]any{"server": s.name, "bytes": len(args), "limit": limit},
 		}
+	}
+	if trace := s.m.opts.Trace; trace != nil {
+		var end func(error)
+		ctx, end = trace(ctx, TraceCall{Server: s.name, Tool: name, Meta: meta})
+		defer func() { end(err) }()
 	}
 	params := &mcp.CallToolParams{Meta: meta, Name: name, Arguments: args}
 	var stale *mcp.ClientSession

@@ -306,10 +306,14 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 		return s.fixtureTransport()
 	case config.TransportHTTP:
 		base := http.DefaultTransport.(*http.Transport).Clone()
+		var rt http.RoundTripper = base
+		if wrap := s.m.opts.WrapHTTP; wrap != nil {
+			rt = wrap(base)
+		}
 		t := &mcp.StreamableClientTransport{
 			Endpoint: s.cfg.URL,
 			HTTPClient: &http.Client{Transport: &frameLimitTransport{
-				base:  &headerTransport{base: base, headers: s.cfg.Headers},
+				base:  &headerTransport{base: rt, headers: s.cfg.Headers},
 				limit: s.frameLimit(),
 				log:   s.log,
 			}},

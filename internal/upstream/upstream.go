@@ -95,6 +95,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"slices"
 	"sort"
 	"sync"
@@ -158,6 +159,23 @@ type Options struct {
 	// Recorder, if non-nil, is told what every server sent: see
 	// [Recorder]. A server given as a fixture is recorded like any other.
 	Recorder Recorder
+	// Trace, if non-nil, wraps every tools/call sent to a server (see
+	// [TraceCall]); telemetry starts a client span there and adds the W3C
+	// trace context to the request's _meta.
+	Trace func(ctx context.Context, call TraceCall) (context.Context, func(error))
+	// WrapHTTP, if non-nil, wraps the HTTP transport of streamable-HTTP
+	// servers (telemetry adds the trace context headers of each request's
+	// context).
+	WrapHTTP func(http.RoundTripper) http.RoundTripper
+}
+
+// TraceCall is a tools/call about to be sent, as Options.Trace sees it.
+// Trace may add entries to Meta (the request's _meta) and returns the
+// context to send the request under and a function that is called once,
+// with the call's error (nil on success), when it is over.
+type TraceCall struct {
+	Server, Tool string
+	Meta         mcp.Meta
 }
 
 // Recorder observes each server's session as the client sees it, so it
