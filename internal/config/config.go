@@ -179,6 +179,25 @@ type CodeMode struct {
 	// Redact lists redaction rules (key names or JSON pointers; see
 	// internal/redact); nil means the defaults. See [CodeMode.RedactRules].
 	Redact []string
+	// Telemetry is the "telemetry" object: traces, metrics, the run viewer.
+	Telemetry Telemetry
+}
+
+// Telemetry is the codemode section's "telemetry" object
+// (docs/observability.md). Every zero field means "not configured".
+type Telemetry struct {
+	// Traces switches tracing on; the OTEL_* variables configure the
+	// exporter (and OTEL_EXPORTER_OTLP_ENDPOINT alone switches it on).
+	Traces bool
+	// Metrics switches the Prometheus metrics on.
+	Metrics bool
+	// ServiceName is the resource's service.name; "" means "codemode".
+	ServiceName string
+	// Runs is the size of the run viewer's ring; 0 means 50.
+	Runs int
+	// MaxPayloadBytes cuts what the run viewer keeps of each argument,
+	// result, value and log line; 0 means 4 KiB.
+	MaxPayloadBytes int64
 }
 
 // RedactRules returns the parsed Redact rules, or the defaults when none

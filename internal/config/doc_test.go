@@ -20,7 +20,9 @@ func fieldRows[T any](fields []field[T]) string {
 	b.WriteString("| key | value | what it sets |\n|---|---|---|\n")
 	for _, f := range fields {
 		k := kindNames[f.kind]
-		if f.read != nil {
+		if f.kind == kObject {
+			k = "object"
+		} else if f.read != nil {
 			k = "string"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.key, k, f.help)
@@ -51,7 +53,13 @@ of its tools' names, ` + "`mcp__<name>__<tool>`" + `: letters, digits, ` + "`_`"
 ` + fieldRows(serverFields) + `
 ## The ` + "`codemode`" + ` section
 
-` + fieldRows(codeModeFields)
+` + fieldRows(codeModeFields) + `
+## The ` + "`codemode.telemetry`" + ` section
+
+Off by default: with neither ` + "`traces`" + ` nor ` + "`metrics`" + ` (nor an OTLP endpoint in the environment),
+nothing is registered. See [observability.md](observability.md).
+
+` + fieldRows(telemetryFields)
 	got, err := os.ReadFile(path)
 	if *update {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {

@@ -26,6 +26,7 @@ const (
 	kCount                      // a whole number ≥ 1 (int)
 	kSize                       // a size: "256MiB" or a number of bytes (int64)
 	kDuration                   // a duration: "30s" or a number of milliseconds
+	kObject                     // an object with a table of its own (read by the field's read)
 )
 
 // field is one key of an object of type T.
@@ -94,6 +95,26 @@ var codeModeFields = []field[CodeMode]{
 		help: "on SIGTERM: how long running calls may take to finish before the server exits (default 30s)"},
 	{key: "redact", kind: kStrings, at: func(c *CodeMode) any { return &c.Redact },
 		help: "fields hidden from recordings and audit lines: key names (any depth, any case) or JSON pointers (default: password, token, authorization, apiKey…)"},
+	{key: "telemetry", kind: kObject, at: func(c *CodeMode) any { return &c.Telemetry }, read: readTelemetry,
+		help: "traces, metrics and the run viewer: see [the telemetry section](#the-codemodetelemetry-section) and docs/observability.md"},
+}
+
+var telemetryFields = []field[Telemetry]{
+	{key: "traces", kind: kBool, at: func(t *Telemetry) any { return &t.Traces },
+		help: "export traces over OTLP; the standard OTEL_* variables choose the endpoint and protocol (OTEL_EXPORTER_OTLP_ENDPOINT alone switches tracing on too)"},
+	{key: "metrics", kind: kBool, at: func(t *Telemetry) any { return &t.Metrics },
+		help: "serve Prometheus metrics at /metrics on the HTTP listener (or on `serve --metrics ADDR`, which switches them on too)"},
+	{key: "serviceName", kind: kString, at: func(t *Telemetry) any { return &t.ServiceName },
+		help: `the service.name of spans and metrics (default "codemode"; OTEL_SERVICE_NAME overrides)`},
+	{key: "runs", kind: kCount, at: func(t *Telemetry) any { return &t.Runs },
+		help: "how many recent runs the run viewer (/runs on the HTTP listener) keeps (default 50)"},
+	{key: "maxPayloadBytes", kind: kSize, at: func(t *Telemetry) any { return &t.MaxPayloadBytes },
+		help: "the run viewer cuts each argument, result, value and log line to this size, after redaction (default 4KiB)"},
+}
+
+// readTelemetry reads the codemode section's "telemetry" object.
+func readTelemetry(p *parser, raw json.RawMessage, path string, c *CodeMode) {
+	readObject(p, raw, path, telemetryFields, &c.Telemetry)
 }
 
 func keysOf[T any](fields []field[T]) []string {
@@ -183,6 +204,8 @@ func zeroValue(ptr any) bool {
 		return *v == 0
 	case *time.Duration:
 		return *v == 0
+	case *Telemetry:
+		return isZero(telemetryFields, v)
 	}
 	return true
 }
@@ -199,6 +222,8 @@ func checkNonNegative[T any](p *parser, path string, fields []field[T], t *T) {
 			neg = *v < 0
 		case *time.Duration:
 			neg = *v < 0
+		case *Telemetry:
+			checkNonNegative(p, join(path, f.key), telemetryFields, v)
 		}
 		if neg {
 			p.add(join(path, f.key), "must not be negative")
@@ -222,6 +247,8 @@ func writeObject[T any](fields []field[T], t *T) json.RawMessage {
 		switch x := ptr.(type) {
 		case *time.Duration:
 			v = x.String()
+		case *Telemetry:
+			v = writeObject(telemetryFields, x)
 		default:
 			v = ptr
 		}
