@@ -155,6 +155,7 @@ type app struct {
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
 	recorder *fixture.Recorder // nil unless --record
+	obs      *observability    // telemetry and the run viewer
 	log      *slog.Logger
 }
 
@@ -164,23 +165,37 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, er
 
 // newRecordingApp is newApp with the upstream sessions recorded by rec (if
 // not nil), which the app then owns: Close writes and closes it.
-func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *fixture.Recorder) (*app, error) {
+func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *fixture.Recorder, opts ...appOption) (*app, error) {
 	a := &app{log: log, recorder: rec}
+	obs, err := newObservability(ctx, cfg, log, opts)
+	if err != nil {
+		a.closeRecorder()
+		return nil, err
+	}
+	a.obs = obs
 	a.host = scope.NewHost("host")
 	a.reg = tools.New(cfg.RegistryOptions(log))
+	obs.hookRegistry(a.reg)
 	a.preset = a.host.Child(scope.KindPreset, presetKey)
 	uopts := upstream.Options{Logger: log}
 	if rec != nil {
 		uopts.Recorder = rec
 	}
+	obs.hookUpstream(&uopts)
 	m, err := upstream.Start(ctx, a.reg, cfg.Servers, uopts)
 	if err != nil {
 		a.host.Dispose()
 		a.closeRecorder()
+		obs.close(log)
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
-	a.plugin, err = codemode.Mount(a.reg, a.preset, cfg.PresetOptions(log))
+	popts := cfg.PresetOptions(log)
+	obs.hookPreset(&popts)
+	a.plugin, err = codemode.Mount(a.reg, a.preset, popts)
+	if err == nil {
+		err = obs.observe(a)
+	}
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -197,6 +212,7 @@ func (a *app) Close() {
 	}
 	a.host.Dispose()
 	a.closeRecorder()
+	a.obs.close(a.log)
 }
 
 // closeRecorder writes the recordings after the last call has returned.

@@ -23,8 +23,8 @@ const defaultDrainTimeout = 30 * time.Second
 func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	var cf commonFlags
 	var ff fixtureFlags
-	var listen, replica string
-	var stateless bool
+	var listen, replica, metricsAddr string
+	var stateless, noUI bool
 	var drainTimeout time.Duration
 	fs := newFlags(env, "serve", "[flags]")
 	cf.register(fs)
@@ -32,6 +32,8 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	fs.StringVar(&listen, "listen", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080)")
 	fs.BoolVar(&stateless, "stateless", false, "HTTP: serve every request with a session of its own (no Mcp-Session-Id), so any replica of a fleet answers any request; per-call mode only (overrides the config)")
 	fs.StringVar(&replica, "replica", "", "HTTP: the `name` session ids start with (\"NAME.<random>\"), for a load balancer to route on (default: host name and listen port; overrides the config)")
+	fs.StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics on a listener of their own, loopback (e.g. 127.0.0.1:9464); switches metrics on (with --listen they are also at /metrics there)")
+	fs.BoolVar(&noUI, "no-ui", false, "HTTP: do not record runs nor serve the run viewer at /runs")
 	fs.DurationVar(&drainTimeout, "drain-timeout", 0, "on SIGTERM or interrupt: how long running calls may take to finish before the server exits (default 30s; overrides the config)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
@@ -53,6 +55,9 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	if replica != "" {
 		cm.Replica = replica
+	}
+	if metricsAddr != "" {
+		cm.Telemetry.Metrics = true
 	}
 	if drainTimeout < 0 {
 		return usageErr("--drain-timeout: must be positive")
@@ -101,13 +106,25 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	a, err := newRecordingApp(ctx, cfg, log, rec)
+	var opts []appOption
+	if ln != nil && !noUI {
+		opts = append(opts, withRunViewer())
+	}
+	a, err := newRecordingApp(ctx, cfg, log, rec, opts...)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitUsage
 	}
 	defer a.Close()
-	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log, Replica: cm.Replica})
+	if metricsAddr != "" {
+		addr, stop, err := serveMetrics(metricsAddr, a.obs.tel.MetricsHandler(), cm.Token(nil))
+		if err != nil {
+			return usageErr("--metrics: %v", err)
+		}
+		defer stop()
+		fmt.Fprintf(env.stderr, "codemode: metrics at http://%s/metrics\n", addr)
+	}
+	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log, Replica: cm.Replica, CallContext: a.obs.callContext()})
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitFail
@@ -128,7 +145,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 		}
 		return exitOK
 	}
-	return serveHTTP(ctx, env, srv, ln, front.HTTPOptions{Fence: fence, Stateless: cm.Stateless}, cm)
+	return serveHTTP(ctx, env, srv, ln, front.HTTPOptions{Fence: fence, Stateless: cm.Stateless, Routes: httpRoutes(a, srv)}, cm)
 }
 
 func serveHTTP(ctx context.Context, env *cliEnv, srv *front.Server, ln net.Listener, opts front.HTTPOptions, cm *config.CodeMode) int {
@@ -143,6 +160,9 @@ func serveHTTP(ctx context.Context, env *cliEnv, srv *front.Server, ln net.Liste
 		shape = "stateless"
 	}
 	fmt.Fprintf(env.stderr, "codemode: replica %s (%s), drain timeout %s\n", cm.Replica, shape, cm.DrainTimeout)
+	if _, ok := opts.Routes["/runs"]; ok {
+		fmt.Fprintf(env.stderr, "codemode: run viewer at http://%s/runs\n", ln.Addr())
+	}
 	fmt.Fprintf(env.stderr, "codemode: serving MCP at http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

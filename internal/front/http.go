@@ -38,6 +38,10 @@ type HTTPOptions struct {
 	// long, and with it the agent and its persistent environments. If
 	// zero, one hour.
 	SessionTimeout time.Duration
+	// Routes are served beside /mcp, behind the same fence, by
+	// http.ServeMux pattern ("GET /healthz", "/runs/"): health, metrics,
+	// the run viewer.
+	Routes map[string]http.Handler
 }
 
 // HTTPHandler serves streamable HTTP at /mcp; every path, /mcp or not, is
@@ -75,6 +79,9 @@ func (s *Server) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		// The handler returns once every reply of the request is written.
 		mcpHandler.ServeHTTP(w, r)
 	}))
+	for pattern, h := range opts.Routes {
+		mux.Handle(pattern, h)
+	}
 	return httpfence.Wrap(mux, opts.Fence)
 }
 
