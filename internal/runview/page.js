@@ -21,7 +21,7 @@
     return n;
   }
   const ms = (v) => v >= 1000 ? (v / 1000).toFixed(2) + " s" : v >= 10 ? v.toFixed(0) + " ms" : v.toFixed(1) + " ms";
-  const time = (iso) => new Date(iso).toLocaleTimeString();
+  const time = (iso) => new Date(iso).toTimeString().slice(0, 8); // 24-hour, local
   const statusText = (r) => r.status === "error" ? (r.error ? r.error.code : "error") : r.status;
   const cls = (s) => s === "ok" ? "ok" : s === "running" ? "running" : "error";
 
@@ -135,7 +135,7 @@
           detail.replaceChildren(el("p", { class: "empty" }, "Run #" + selected + " is no longer kept."));
         }
       }
-      status.textContent = runs.length + (runs.length === 1 ? " run kept" : " runs kept") + (live ? " · live" : "") + " · updated " + new Date().toLocaleTimeString();
+      status.textContent = runs.length + (runs.length === 1 ? " run kept" : " runs kept") + (live ? " · live" : "") + " · updated " + time(new Date().toISOString());
     } catch (e) {
       status.textContent = "cannot reach the server: " + e.message;
     }
