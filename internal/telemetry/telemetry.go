@@ -75,7 +75,9 @@ type Options struct {
 	// SpanExporter, if non-nil, receives the spans instead of the
 	// exporter the environment chooses, and switches tracing on (tests).
 	SpanExporter sdktrace.SpanExporter
-	// Logger receives exporter errors. If nil, nothing is logged.
+	// Logger is told, at Info, what New switched on. The exporters' own
+	// errors go to OpenTelemetry's error handler (the standard logger, on
+	// stderr). If nil, nothing is logged.
 	Logger *slog.Logger
 }
 
@@ -127,6 +129,7 @@ func New(ctx context.Context, opts Options) (*Telemetry, error) {
 		}
 		t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 		t.tracer = t.tp.Tracer(scope)
+		t.log.Info("telemetry: tracing on", slog.String("exporter", fmt.Sprintf("%T", exp)))
 	}
 	if opts.Metrics {
 		t.reg = prometheus.NewRegistry()
@@ -140,6 +143,7 @@ func New(ctx context.Context, opts Options) (*Telemetry, error) {
 			t.shutdownTraces(ctx)
 			return nil, err
 		}
+		t.log.Info("telemetry: metrics on")
 	}
 	return t, nil
 }

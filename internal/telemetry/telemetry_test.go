@@ -141,7 +141,7 @@ func attr(s tracetest.SpanStub, key string) (attribute.Value, bool) {
 
 func attrString(s tracetest.SpanStub, key string) string {
 	v, _ := attr(s, key)
-	return v.Emit()
+	return v.String()
 }
 
 const (
@@ -193,8 +193,8 @@ func TestSpanTree(t *testing.T) {
 		"codemode.code.bytes": "", "codemode.code.sha256": "",
 	} {
 		got, ok := attr(root, key)
-		if !ok || (want != "" && got.Emit() != want) {
-			t.Errorf("code_run span: %s = %q (present %v), want %q", key, got.Emit(), ok, want)
+		if !ok || (want != "" && got.String() != want) {
+			t.Errorf("code_run span: %s = %q (present %v), want %q", key, got.String(), ok, want)
 		}
 	}
 	if len(root.Events) != 2 || attrOf(root.Events[0].Attributes, "codemode.log.text") != "echoed hi" || attrOf(root.Events[1].Attributes, "codemode.log.text") != "UNKNOWN_TOOL" {
@@ -247,7 +247,7 @@ func names(spans tracetest.SpanStubs) []string {
 func attrOf(kvs []attribute.KeyValue, key string) string {
 	for _, kv := range kvs {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
