@@ -43,6 +43,11 @@ type Options struct {
 	// MaxCalls and MaxLogs bound the nested calls and console lines kept
 	// per run (the rest are counted). If zero, 500 and 500.
 	MaxCalls, MaxLogs int
+	// MaxRunBytes bounds what one run keeps of arguments, results and
+	// console text together; past it they read "[not kept: …]". If zero,
+	// 256 KiB, so the ring holds at most Runs × (MaxRunBytes +
+	// MaxCodeBytes) of them.
+	MaxRunBytes int
 	// Redact hides secrets in arguments, results and values. If nil,
 	// redact.Default().
 	Redact *redact.Rules
@@ -59,6 +64,7 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxCodeBytes, 64<<10)
 	def(&o.MaxCalls, 500)
 	def(&o.MaxLogs, 500)
+	def(&o.MaxRunBytes, 256<<10)
 	if o.Redact == nil {
 		o.Redact = redact.Default()
 	}
@@ -147,6 +153,20 @@ type run struct {
 	Run
 	started time.Time
 	done    bool
+	bytes   int // of arguments, results and console text kept
+}
+
+// notKept replaces what a run's byte budget has no room for.
+const notKept = "[not kept: this run's viewer budget is spent]"
+
+// keep charges s to r's budget and returns it, or notKept when it does not
+// fit; Viewer.mu is held.
+func (v *Viewer) keep(r *run, s string) string {
+	if r.bytes+len(s) > v.opts.MaxRunBytes {
+		return notKept
+	}
+	r.bytes += len(s)
+	return s
 }
 
 // Observer returns the codemode.RunObserver that records runs.
@@ -184,7 +204,7 @@ func (v *Viewer) Observer() codemode.RunObserver {
 					r.LogsDropped++
 					return
 				}
-				r.Logs = append(r.Logs, Log{Level: l.Level, Text: cut(l.Text, v.opts.MaxBytes), Ms: ms})
+				r.Logs = append(r.Logs, Log{Level: l.Level, Text: v.keep(r, cut(l.Text, v.opts.MaxBytes)), Ms: ms})
 			},
 			Done: func(end codemode.RunEnd) {
 				out := end.Outcome
@@ -253,7 +273,7 @@ func (v *Viewer) Middleware() tools.Middleware {
 			// r.Calls may have grown (and moved) since: find the call again.
 			for i := len(r.Calls) - 1; i >= 0; i-- {
 				if c := &r.Calls[i]; c.ID == id && c.Status == "running" {
-					c.Ms, c.Status, c.Arguments, c.Result, c.Error = ms, status, args, result, errText
+					c.Ms, c.Status, c.Arguments, c.Result, c.Error = ms, status, v.keep(r, args), v.keep(r, result), v.keep(r, errText)
 					break
 				}
 			}

@@ -106,6 +106,22 @@ return x;`)
 	}
 }
 
+// A run's arguments, results and console text share one budget.
+func TestRunBudget(t *testing.T) {
+	v, run, _ := setup(t, runview.Options{MaxBytes: 1000, MaxRunBytes: 2500})
+	run(`for (let i = 0; i < 5; i++) await tools.mcp__fake__get({ s: "x".repeat(900) });`)
+	r, _ := v.Get("1")
+	kept := 0
+	for _, c := range r.Calls {
+		if c.Arguments != "[not kept: this run's viewer budget is spent]" {
+			kept++
+		}
+	}
+	if len(r.Calls) != 5 || kept == 0 || kept > 2 {
+		t.Errorf("%d calls, %d with their arguments kept; want 5 calls, the first one or two kept", len(r.Calls), kept)
+	}
+}
+
 func TestRingBounded(t *testing.T) {
 	v, run, _ := setup(t, runview.Options{Runs: 3})
 	for range 5 {
