@@ -14,6 +14,7 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
 	"github.com/codemode/codemode/internal/front"
+	"github.com/codemode/codemode/internal/httpfence"
 	"github.com/codemode/codemode/internal/telemetry"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
@@ -385,4 +386,64 @@ func TestUnsupportedExporter(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "OTLP only") {
 		t.Errorf("got %v, want a refusal of zipkin", err)
 	}
+}
+
+// Over streamable HTTP, the caller's trace context in the request's headers
+// reaches code_run's span through the front (its RequestExtra).
+func TestTraceContextFromHTTPHeaders(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tel, err := telemetry.New(context.Background(), telemetry.Options{SpanExporter: exp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	reg := tools.New(tools.Options{})
+	defer reg.Use(tel.Middleware())()
+	hs := scope.NewHost("host")
+	defer hs.Dispose()
+	preset := hs.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{Engine: runtime.EngineGoja, Observers: []codemode.RunObserver{tel.Observer()}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv, err := front.New(ctx, front.Options{Registry: reg, Preset: preset, CallContext: tel.CallContext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ln := httptest.NewUnstartedServer(nil)
+	h, err := srv.HTTPHandler(front.HTTPOptions{Fence: httpfence.Config{Listen: ln.Listener.Addr().String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Config.Handler = h
+	ln.Start()
+	t.Cleanup(ln.Close)
+	client := &http.Client{Transport: headerRT{"Traceparent": "00-" + callerTrace + "-" + callerSpan + "-01"}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ln.URL + "/mcp", HTTPClient: client}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": "return 1"}}); err != nil || res.IsError {
+		t.Fatalf("code_run: %v %+v", err, res)
+	}
+	if err := tel.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spans := exp.GetSpans()
+	if len(spans) != 1 || spans[0].Parent.SpanID().String() != callerSpan || spans[0].SpanContext.TraceID().String() != callerTrace {
+		t.Fatalf("spans %v: want code_run under the caller's span from the headers", names(spans))
+	}
+}
+
+type headerRT map[string]string
+
+func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }
