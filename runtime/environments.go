@@ -68,10 +68,10 @@ type Environments struct {
 	owners  map[ownerKey]*owner
 	lru     *simplelru.LRU[ownerKey, *penv]
 	closed  bool
-	reason  string // why the LRU is evicting right now, for the log
-	// evictions counts releases by reason (Evictions).
-	evictions map[string]int64
-	evicted   []*penv // evicted under mu, closed by the evicting caller after unlocking
+	reason  string  // why the LRU is evicting right now, for the log
+	evicted []*penv // evicted under mu, closed by the evicting caller after unlocking
+
+	evictions map[string]int64 // releases by reason (Evictions); guarded by mu
 
 	stop chan struct{}
 	wg   sync.WaitGroup
