@@ -57,7 +57,8 @@ type Limits struct {
 	Timeout time.Duration
 	// MaxSubcalls bounds nested calls per run (SUBCALL_LIMIT). If zero, 1000.
 	MaxSubcalls int
-	// MaxConcurrentSubcalls bounds nested calls in flight. If zero, 8.
+	// MaxConcurrentSubcalls bounds nested calls in flight; more wait in
+	// order, in the engine's scheduler. If zero, 8.
 	MaxConcurrentSubcalls int
 	// MaxLogBytes bounds captured console output; past it output is
 	// truncated with a marker (not an error). If zero, 1 MiB.
@@ -328,11 +329,14 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Call:        rec.call,
 		Log:         rec.log,
 		Deadline:    deadline,
+
+		MaxConcurrentCalls: limits.MaxConcurrentSubcalls,
 	})
 	cancel()
-	if n := rec.wait(); n > 0 {
+	rec.close()
+	if res.LeftRunning > 0 {
 		rt.log.Warn("nested calls still running after their program ended; a tool body ignores cancellation",
-			slog.Int("calls", n), slog.Duration("waited", callGrace))
+			slog.Int("calls", res.LeftRunning), slog.Duration("waited", engine.Grace))
 	}
 	out.Logs, out.LogsTruncated, out.Calls = rec.results()
 	out.Value, out.Err = res.Value, res.Err
@@ -346,18 +350,16 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	return out
 }
 
-// recorder enforces the nested-call and log budgets of one run and records
-// what happened.
+// recorder enforces the nested-call count and log budgets of one run and
+// records what happened. The concurrency bound and the wait for cancelled
+// calls are the engine scheduler's (Job.MaxConcurrentCalls, engine.Grace).
 type recorder struct {
 	req    Request
 	limits Limits
-	sem    chan struct{}
 	count  atomic.Int64
 
 	mu        sync.Mutex
-	done      bool          // the run is over: no new nested calls
-	inflight  int           // calls inside req.Call
-	idle      chan struct{} // closed when inflight drops to 0 after done
+	done      bool // the run is over: no new nested calls
 	calls     []Call
 	logs      []Log
 	logBytes  int
@@ -365,27 +367,19 @@ type recorder struct {
 }
 
 func newRecorder(req Request, limits Limits) *recorder {
-	return &recorder{req: req, limits: limits, sem: make(chan struct{}, limits.MaxConcurrentSubcalls)}
+	return &recorder{req: req, limits: limits}
 }
 
 func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	r.mu.Lock()
-	if r.done {
-		r.mu.Unlock()
+	done := r.done
+	r.mu.Unlock()
+	if done {
 		return nil, errs.Errorf(errs.CodeCancelled, "the program has ended")
 	}
-	r.inflight++
-	r.mu.Unlock()
-	defer r.leave()
 	if n := r.count.Add(1); n > int64(r.limits.MaxSubcalls) {
 		return nil, errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
 	}
-	select {
-	case r.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, errs.AsError(ctx.Err())
-	}
-	defer func() { <-r.sem }()
 	if r.req.Call == nil {
 		return nil, errs.Errorf(errs.CodeUnknownTool, "unknown tool %q: no tools are available", name)
 	}
@@ -399,16 +393,6 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
 	return value, err
-}
-
-func (r *recorder) leave() {
-	r.mu.Lock()
-	r.inflight--
-	if r.inflight == 0 && r.idle != nil {
-		close(r.idle)
-		r.idle = nil
-	}
-	r.mu.Unlock()
 }
 
 const truncationMarker = "[output truncated: the log budget is exhausted]"
@@ -434,35 +418,12 @@ func (r *recorder) log(level, text string) {
 	}
 }
 
-// callGrace bounds how long a run waits, after it ended, for nested calls
-// to return from their cancelled Call. A tool body that ignores
-// cancellation can hold its call (nested calls run their bodies inline);
-// the run then ends without that call's record rather than hang.
-const callGrace = 250 * time.Millisecond
-
-// wait returns when no nested call is in its Call any more (they were
-// cancelled with the run's context), or after callGrace. It reports how
-// many calls were still running then.
-func (r *recorder) wait() int {
+// close ends the run's nested calls: a call that starts now (from a tool
+// body that ignored cancellation, say) fails at once.
+func (r *recorder) close() {
 	r.mu.Lock()
 	r.done = true
-	if r.inflight == 0 {
-		r.mu.Unlock()
-		return 0
-	}
-	idle := make(chan struct{})
-	r.idle = idle
 	r.mu.Unlock()
-	t := time.NewTimer(callGrace)
-	defer t.Stop()
-	select {
-	case <-idle:
-		return 0
-	case <-t.C:
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.inflight
-	}
 }
 
 func (r *recorder) results() ([]Log, bool, []Call) {
