@@ -151,8 +151,7 @@ func (b *Base) fillOne() bool {
 
 // config applies the engine's defaults to an environment's options.
 func (b *Base) config(o EnvOptions) VMConfig {
-	c := VMConfig{Persistent: o.Persistent, MemoryLimit: o.MemoryLimit, MaxStackDepth: o.MaxStackDepth,
-		MaxCodeBytes: o.MaxCodeBytes, MaxNestingDepth: o.MaxNestingDepth}
+	c := VMConfig(o)
 	if c.MemoryLimit <= 0 {
 		c.MemoryLimit = b.caps.MemoryLimit
 	}

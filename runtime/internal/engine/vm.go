@@ -73,7 +73,7 @@ type VM interface {
 	Close() error
 }
 
-// VMConfig is an environment's limits, defaults applied.
+// VMConfig is an environment's options, the engine's defaults applied.
 type VMConfig struct {
 	Persistent    bool
 	MemoryLimit   int64 // bytes
