@@ -74,4 +74,3 @@ func (v *vm) toString(x goja.Value) (goja.String, *goja.Object) {
 	}
 	return v.rt.ToValue(p.String()).(goja.String), nil
 }
-

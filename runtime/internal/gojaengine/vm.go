@@ -64,12 +64,12 @@ type vm struct {
 
 	// The run in progress, between Begin and End.
 	run      *engine.Run
-	w        *watched             // the memory guard's record of it
-	pending  map[int]resolvers    // nested calls' promises, by call id
-	promise  *goja.Promise        // the program's, until its outcome is reported
-	names    goja.Value           // the run's tool names as a JS array, made on demand
-	bufBytes float64              // bytes of buffers the run allocated (see reserve)
-	abrupt   bool                 // an uncatchable error unwound the VM: it cannot run again
+	w        *watched          // the memory guard's record of it
+	pending  map[int]resolvers // nested calls' promises, by call id
+	promise  *goja.Promise     // the program's, until its outcome is reported
+	names    goja.Value        // the run's tool names as a JS array, made on demand
+	bufBytes float64           // bytes of buffers the run allocated (see reserve)
+	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
 }
 
 type resolvers struct{ resolve, reject func(any) error }

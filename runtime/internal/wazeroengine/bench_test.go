@@ -53,7 +53,6 @@ func benchEngines(b *testing.B) map[string]engine.Engine {
 	return map[string]engine.Engine{"wazero": w, "goja": g}
 }
 
-
 // BenchmarkPerCall measures one per-call program end to end as a request
 // sees it: NewEnv (a warm environment from the pool), Run, Close. Between
 // iterations, untimed, the wazero engine's pool is refilled (a fresh
