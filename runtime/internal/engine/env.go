@@ -63,8 +63,14 @@ func (en *env) Run(ctx context.Context, job *Job) Result {
 	defer stopCtx()
 	if !job.Deadline.IsZero() {
 		limit := time.Until(job.Deadline)
-		t := time.AfterFunc(limit, func() { r.Kill(timeoutError(limit.Round(time.Millisecond).String())) })
+		r.limit = limit.Round(time.Millisecond).String()
+		t := time.AfterFunc(limit, func() { r.Kill(timeoutError(r.limit)) })
 		defer t.Stop()
+		// The hard stop at the deadline plus the grace, whether or not the
+		// deadline's own timer ran on time (Kill arms one too, for kills
+		// without a deadline).
+		h := time.AfterFunc(limit+r.grace, func() { r.Kill(timeoutError(r.limit)); r.hardStop() })
+		defer h.Stop()
 	}
 	if !onWorker {
 		return r.run()

@@ -54,8 +54,9 @@ type Run struct {
 	vm       VM
 	job      *Job
 	grace    time.Duration
-	onWorker bool // the VM runs on a worker, so Run can abandon it
-	inline   bool // a call awaited alone may be made on the VM goroutine
+	limit    string // the time limit, for messages
+	onWorker bool   // the VM runs on a worker, so Run can abandon it
+	inline   bool   // a call awaited alone may be made on the VM goroutine
 
 	callCtx     context.Context // nested calls; cancelled when the run ends or is killed
 	cancelCalls context.CancelFunc
@@ -164,6 +165,17 @@ func (r *Run) Kill(err *errs.Error) {
 	close(r.killCh)
 	r.cancelCalls()
 	r.hard = time.AfterFunc(r.grace, r.hardStop)
+}
+
+// Expired reports whether the run's deadline has passed, and kills the run
+// if so. An engine's interrupt handler may poll it, so that a deadline is
+// noticed even when the timer's goroutine runs late (a loaded machine).
+func (r *Run) Expired() bool {
+	if r.job.Deadline.IsZero() || time.Now().Before(r.job.Deadline) {
+		return false
+	}
+	r.Kill(timeoutError(r.limit))
+	return true
 }
 
 func (r *Run) killedErr() *errs.Error {

@@ -75,7 +75,7 @@ func (d *driver) newVM() (*vm, error) {
 		inst, err := d.rt.NewInstanceFrom(d.bgCtx, p.snap)
 		if err == nil {
 			v := &vm{d: d, inst: inst, ctx: p.ctx, fns: p.fns}
-			inst.Hooks = quickjs.Hooks{Call: v.hostCall, Interrupt: v.interrupted.Load}
+			inst.Hooks = quickjs.Hooks{Call: v.hostCall, Interrupt: v.interrupt}
 			return v, nil
 		}
 		if !errors.Is(err, quickjs.ErrSnapshotUnsupported) {
@@ -94,7 +94,7 @@ func (d *driver) buildVM() (*vm, error) {
 		return nil, err
 	}
 	v := &vm{d: d, inst: inst}
-	inst.Hooks = quickjs.Hooks{Call: v.hostCall, Interrupt: v.interrupted.Load}
+	inst.Hooks = quickjs.Hooks{Call: v.hostCall, Interrupt: v.interrupt}
 	if err := v.newContext(); err != nil {
 		inst.Close()
 		return nil, err
@@ -320,6 +320,12 @@ func (v *vm) Settle(batch []engine.Settlement) error {
 // Interrupt implements engine.VM: QuickJS's interrupt handler reads the
 // flag while JavaScript runs.
 func (v *vm) Interrupt() { v.interrupted.Store(true) }
+
+// interrupt is QuickJS's interrupt handler, polled every few thousand
+// bytecodes: the flag, or the deadline read from the clock.
+func (v *vm) interrupt() bool {
+	return v.interrupted.Load() || v.run != nil && v.run.Expired()
+}
 
 // HardStop implements engine.VM: every wasm loop counts down into Go,
 // where a stopped instance traps, so even a long built-in stops.
