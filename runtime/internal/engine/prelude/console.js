@@ -103,9 +103,9 @@ function format(args) {
 
 var con = {};
 ["log", "info", "warn", "error", "debug"].forEach(function (level) {
-  con[level] = function () { hostLog(level, format(arguments)); };
+  con[level] = { [level]: function () { hostLog(level, format(arguments)); } }[level];
 });
 con.trace = con.debug; // each function costs every goja runtime ~1 KB
-con.dir = function (v) { hostLog("log", shown(v, 0)); };
+con.dir = function dir(v) { hostLog("log", shown(v, 0)); };
 con.table = con.dir;
 defineGlobal("console", con);
