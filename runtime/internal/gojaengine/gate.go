@@ -92,7 +92,8 @@ func (v *vm) gateEval() error {
 	if err := nameFunction(rt, evalFn, "eval", 1); err != nil {
 		return err
 	}
-	if err := global.DefineDataProperty("eval", evalFn, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+	// As the built-in: writable, configurable, not enumerable.
+	if err := global.DefineDataProperty("eval", evalFn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 		return err
 	}
 
@@ -147,7 +148,7 @@ func (v *vm) gateEval() error {
 			return err
 		}
 		if name == "Function" {
-			if err := global.DefineDataProperty("Function", w, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			if err := global.DefineDataProperty("Function", w, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 				return err
 			}
 		}

@@ -299,7 +299,10 @@ func (v *vm) HardStop() {}
 // run again.
 func (v *vm) End(stopped bool) bool {
 	v.rt.ClearInterrupt() // a kill that raced with the end of the run
-	memKilled := v.d.guard.remove(v.w)
+	memKilled := false
+	if v.w != nil {
+		memKilled = v.d.guard.remove(v.w)
+	}
 	v.run, v.w, v.promise, v.names = nil, nil, nil, nil
 	clear(v.pending)
 	return !v.abrupt && !memKilled

@@ -22,7 +22,11 @@ function hostTools() { return []; } // begin always has them
 // The wasm memory is capped exactly; these checks only make a built-in
 // that loops in C over a huge length fail at once rather than at the cap
 // (QuickJS polls its interrupt handler only between bytecodes).
-function reserve(what, bytes) { return bytes > memLimit ? budgetMessage(what, bytes, memLimit) : ""; }
+// The refusal is worded as goja's (gojaengine's reserve).
+function reserve(what, bytes) {
+  if (bytes <= memLimit) return "";
+  return what + " would need " + Math.round(bytes / 1048576) + " MiB, over the program's memory budget of " + Math.round(memLimit / 1048576) + " MiB";
+}
 
 install(ArrayProto, {
   join(separator) {
@@ -68,6 +72,11 @@ install(ArrayCtor, {
     return ReflectApply(arrayFrom, this, [snap, arguments[1], arguments[2]]);
   }
 }.from);
+
+// The realm is complete (the rest only defines functions): what
+// globals() leaves out. (goja skips this: it would build every lazily
+// created built-in, and a goja realm has no enumerable globals.)
+keysOf(g).forEach(function (k) { pristine[k] = true; });
 
 var glueEntries = [
   // beginJSON(JSON {tools, limit}): begin, and forget the last run's calls.

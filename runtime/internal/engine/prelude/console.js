@@ -101,10 +101,13 @@ function format(args) {
   return out.length === 1 ? out[0] : out.join(" ");
 }
 
-var con = {};
-["log", "info", "warn", "error", "debug"].forEach(function (level) {
-  con[level] = { [level]: function () { hostLog(level, format(arguments)); } }[level];
-});
+var con = {
+  log: function () { hostLog("log", format(arguments)); },
+  info: function () { hostLog("info", format(arguments)); },
+  warn: function () { hostLog("warn", format(arguments)); },
+  error: function () { hostLog("error", format(arguments)); },
+  debug: function () { hostLog("debug", format(arguments)); }
+};
 con.trace = con.debug; // each function costs every goja runtime ~1 KB
 con.dir = function dir(v) { hostLog("log", shown(v, 0)); };
 con.table = con.dir;

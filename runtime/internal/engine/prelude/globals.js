@@ -27,4 +27,6 @@ keysOf(withheld).forEach(function (name) {
   defineGlobal(name, { [name]: function () { throw new ErrorCtor(msg); } }[name]);
 });
 // Data-valued host globals stay undefined (typeof probes keep working).
-["process", "Deno", "Bun"].forEach(function (name) { delete g[name]; });
+delete g.process;
+delete g.Deno;
+delete g.Bun;

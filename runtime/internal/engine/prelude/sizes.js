@@ -15,10 +15,6 @@ function tooBig(what, bytes, buffer) {
   var msg = reserve(what, bytes, buffer === true);
   if (msg) throw new RangeErrorCtor(msg);
 }
-// budgetMessage is the refusal both engines word alike.
-function budgetMessage(what, bytes, limit) {
-  return what + " would need " + Math.round(bytes / 1048576) + " MiB, over the program's memory budget of " + Math.round(limit / 1048576) + " MiB";
-}
 // toStr is ToString; a string is returned as is (a template literal
 // would copy it).
 function toStr(v) { return typeof v === "string" ? v : `${v}`; }

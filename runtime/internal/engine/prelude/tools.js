@@ -15,10 +15,11 @@
 
 var toolNames = null; // the run's tool names; null: ask the glue's hostTools() when needed
 var toolFns = { __proto__: null }, toolFnCount = 0;
-var objectProtoNames = { __proto__: null };
-["constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf",
- "propertyIsEnumerable", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
- "__lookupSetter__"].forEach(function (k) { objectProtoNames[k] = true; });
+var objectProtoNames = {
+  __proto__: null, constructor: true, toString: true, toLocaleString: true, valueOf: true,
+  hasOwnProperty: true, isPrototypeOf: true, propertyIsEnumerable: true, ["__proto__"]: true,
+  __defineGetter__: true, __defineSetter__: true, __lookupGetter__: true, __lookupSetter__: true
+};
 var bindingErrors = null; // the Errors bindings rejected with (WeakSet, made on first use)
 
 // bindingError builds the Error a binding rejects with: message, code, and
@@ -77,10 +78,11 @@ var tools = new ProxyCtor({}, {
     if (typeof k !== "string" || !knownTool(k)) return undefined;
     return { value: toolFn(k), writable: false, enumerable: true, configurable: true };
   },
-  set: function () { return false; },
-  defineProperty: function () { return false; },
-  deleteProperty: function () { return false; }
+  set: refuse,
+  defineProperty: refuse,
+  deleteProperty: refuse
 });
+function refuse() { return false; }
 defineProperty(g, "tools", { value: tools, writable: false, configurable: true, enumerable: false });
 
 // ---- entry points for Go ------------------------------------------------
@@ -142,6 +144,8 @@ function outcome(ok, v) {
 // globals lists the names programs added to the global object: its
 // enumerable own properties that the pristine realm lacks. Built-ins are
 // not enumerable, so only the few names a program made are visited.
+// pristine holds the realm's own enumerable names, which a glue records
+// at its end where that is cheap.
 var pristine = { __proto__: null };
 function globals() {
   var out = [], ks = keysOf(g);
