@@ -65,7 +65,8 @@ type Run struct {
 	maxInFlight int
 	nextID      int
 	held        *call
-	queue       []*call
+	queue       []*call // calls waiting for a slot: queue[head:]
+	head        int
 	inflight    int
 	ready       []*call // completed on the VM goroutine
 	completions chan *call
@@ -123,7 +124,7 @@ func (r *Run) Call(name string, args json.RawMessage) int {
 		r.ready = append(r.ready, c)
 		return c.id
 	}
-	if r.inline && r.held == nil && r.inflight == 0 && len(r.queue) == 0 {
+	if r.inline && r.held == nil && r.inflight == 0 && r.head == len(r.queue) {
 		r.held = c
 		return c.id
 	}
@@ -214,28 +215,31 @@ func (r *Run) abandonedResult() Result {
 	return Result{Err: &err}
 }
 
-// startHeld starts the held call, if any, on a goroutine of its own.
+// startHeld starts the held call, if any, on a goroutine of its own,
+// ahead of the queued ones (it was made first).
 func (r *Run) startHeld() {
 	if c := r.held; c != nil {
 		r.held = nil
-		r.queue = append([]*call{c}, r.queue...)
+		if r.head > 0 {
+			r.head--
+			r.queue[r.head] = c
+		} else {
+			r.queue = append([]*call{c}, r.queue...) // a held call has at most the call that started it behind it
+		}
 	}
 }
 
 // dispatch starts queued calls while fewer than maxInFlight are running.
 func (r *Run) dispatch() {
-	n := 0
-	for r.inflight < r.maxInFlight && n < len(r.queue) {
-		c := r.queue[n]
-		r.queue[n] = nil
-		n++
+	for r.inflight < r.maxInFlight && r.head < len(r.queue) {
+		c := r.queue[r.head]
+		r.queue[r.head] = nil
+		r.head++
 		r.inflight++
 		go func() { r.invoke(c); r.completions <- c }() // one slot per call in flight: never blocks
 	}
-	if n == len(r.queue) {
-		r.queue = r.queue[:0]
-	} else if n > 0 {
-		r.queue = append(r.queue[:0], r.queue[n:]...)
+	if r.head == len(r.queue) {
+		r.queue, r.head = r.queue[:0], 0
 	}
 }
 
@@ -425,9 +429,9 @@ func (r *Run) run() (res Result) {
 			r.hard.Stop()
 		}
 		r.killMu.Unlock()
-		if !abandoned {
-			usable = r.vm.End(r.killedErr() != nil) && usable
-		}
+		// The driving goroutine ends the run even when Run gave it up: the
+		// VM is still its own, and End releases what the run held.
+		usable = r.vm.End(r.killedErr() != nil) && usable
 		r.env.ended(r, usable && !abandoned)
 		res.LeftRunning = left
 	}()
