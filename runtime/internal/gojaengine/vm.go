@@ -64,12 +64,12 @@ type vm struct {
 
 	// The run in progress, between Begin and End.
 	run      *engine.Run
-	w        *watched          // the memory guard's record of it
-	pending  map[int]resolvers // nested calls' promises, by call id
-	promise  *goja.Promise     // the program's, until its outcome is reported
-	names    goja.Value        // the run's tool names as a JS array, made on demand
-	bufBytes float64           // bytes of buffers the run allocated (see reserve)
-	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
+	w        *watched      // the memory guard's record of it
+	pending  []resolvers   // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
+	promise  *goja.Promise // the program's, until its outcome is reported
+	names    goja.Value    // the run's tool names as a JS array, made on demand
+	bufBytes float64       // bytes of buffers the run allocated (see reserve)
+	abrupt   bool          // an uncatchable error unwound the VM: it cannot run again
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -84,7 +84,7 @@ func (d *driver) newVM() (*vm, error) {
 	}
 	rt := goja.New()
 	rt.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
-	v := &vm{d: d, rt: rt, pending: map[int]resolvers{}}
+	v := &vm{d: d, rt: rt}
 
 	setup, err := rt.RunProgram(prg)
 	if err != nil {
@@ -153,7 +153,11 @@ func (v *vm) call(c goja.FunctionCall) goja.Value {
 	}
 	name, args := c.Argument(0).String(), c.Argument(1).String()
 	p, resolve, reject := v.rt.NewPromise()
-	v.pending[r.Call(name, json.RawMessage(args))] = resolvers{resolve, reject}
+	if id := r.Call(name, json.RawMessage(args)); id == len(v.pending)+1 {
+		v.pending = append(v.pending, resolvers{resolve, reject})
+	} else {
+		panic(fmt.Sprintf("goja engine: call id %d out of order (%d pending)", id, len(v.pending)))
+	}
 	return v.rt.ToValue(p)
 }
 
@@ -242,11 +246,11 @@ func (v *vm) done(ok bool, val goja.Value) error {
 // settles, so this is where the program continues after an await.
 func (v *vm) Settle(batch []engine.Settlement) error {
 	for _, s := range batch {
-		rv, ok := v.pending[s.ID]
-		if !ok {
+		if s.ID < 1 || s.ID > len(v.pending) || v.pending[s.ID-1].resolve == nil {
 			continue
 		}
-		delete(v.pending, s.ID)
+		rv := v.pending[s.ID-1]
+		v.pending[s.ID-1] = resolvers{}
 		var err error
 		v.w.enterJS()
 		switch {
@@ -305,6 +309,7 @@ func (v *vm) End(stopped bool) bool {
 	}
 	v.run, v.w, v.promise, v.names = nil, nil, nil, nil
 	clear(v.pending)
+	v.pending = v.pending[:0]
 	return !v.abrupt && !memKilled
 }
 
