@@ -174,13 +174,9 @@ func (v *vm) Begin(r *engine.Run) error {
 	v.names = nil
 	v.bufBytes = 0
 	v.w = v.d.guard.add(r, v.cfg.MemoryLimit)
-	// The tool names reach JavaScript only if the program asks (tools()).
-	v.w.enterJS()
-	_, err := v.fns[engine.EntryBegin](goja.Undefined(), goja.Null(), v.rt.ToValue(v.cfg.MemoryLimit))
-	v.w.leaveJS()
-	if err != nil {
-		return v.vmError(err)
-	}
+	// No call of the prelude's begin: the natives behind hostTools and
+	// reserve read the run from v, and the tool names reach JavaScript
+	// only if the program asks for them.
 	return nil
 }
 
@@ -319,9 +315,14 @@ func (v *vm) Globals() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	if err := v.rt.ExportTo(val, &names); err != nil {
-		return nil, err
+	// Export, not ExportTo: ExportTo walks an array through its iterator,
+	// which is the prelude's guarded one.
+	list, _ := val.Export().([]any)
+	names := make([]string, 0, len(list))
+	for _, n := range list {
+		if s, ok := n.(string); ok {
+			names = append(names, s)
+		}
 	}
 	return names, nil
 }

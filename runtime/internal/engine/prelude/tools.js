@@ -13,7 +13,7 @@
 // hostCall(name, json), which returns the call's promise (settled by Go
 // later), or undefined when the run that made the binding has ended.
 
-var toolNames = null; // the run's tool names; null: ask the glue's hostTools() when needed
+var toolNames = null; // the run's tool names; null: ask the glue's hostTools() each time
 var toolFns = { __proto__: null }, toolFnCount = 0;
 var objectProtoNames = {
   __proto__: null, constructor: true, toString: true, toLocaleString: true, valueOf: true,
@@ -59,10 +59,7 @@ function toolFn(name) {
   }
   return f;
 }
-function listTools() {
-  if (toolNames === null) toolNames = hostTools();
-  return toolNames;
-}
+function listTools() { return toolNames === null ? hostTools() : toolNames; }
 function knownTool(k) { return listTools().indexOf(k) >= 0; }
 var tools = new ProxyCtor({}, {
   __proto__: null,
@@ -90,7 +87,8 @@ defineProperty(g, "tools", { value: tools, writable: false, configurable: true, 
 var memLimit = 256 * 1048576; // the run's memory budget (see sizes.js)
 
 // begin(names, limit) starts a run: the tools it lists (null: ask
-// hostTools() if a program wants them) and its budget.
+// hostTools() whenever a program wants them) and its budget. A glue whose
+// hostTools and reserve know the run need not call it.
 function begin(names, limit) {
   toolNames = names;
   memLimit = limit;
