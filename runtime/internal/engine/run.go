@@ -35,9 +35,9 @@ type call struct {
 	err   error
 }
 
-// Run is one program run, as its VM sees it. The VM calls Log, Call and
-// Done on its driving goroutine between Begin and End; Kill from any
-// goroutine.
+// Run is one program run, as its VM sees it. The VM calls Log, Call, Done,
+// Fail and Expired on its driving goroutine between Begin and End, and
+// Kill from any goroutine.
 //
 // # Nested calls
 //
@@ -46,9 +46,10 @@ type call struct {
 // makes it on the VM's goroutine, which saves two goroutine hand-offs per
 // awaited call. Any further call starts the held one too, so concurrent
 // calls (Promise.all) overlap. At most Job.MaxConcurrentCalls are in
-// flight; more wait in order. When the program ends, a held call starts
-// (so that it is cancelled like any other), calls still queued are dropped,
-// and in-flight ones are cancelled and get Grace to return.
+// flight; more wait in order. When the program ends, a held call and the
+// queued ones that fit under the bound start (so that a call made and not
+// awaited is made, and cancelled, like any other), the rest are dropped,
+// and the ones in flight are cancelled and get Grace to return.
 type Run struct {
 	env      *env
 	vm       VM
