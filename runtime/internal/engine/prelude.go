@@ -16,6 +16,8 @@ import (
 //	hostCall(name, json)         a nested call, to Run.Call: its promise,
 //	                             or undefined when the run has ended
 //	hostTools()                  the run's tool names, when begin had none
+//	makeTools(traps)             the global `tools`, with the semantics of traps
+//	                             (new Proxy({}, traps), or a native equivalent)
 //	reserve(what, bytes, buffer) why an allocation breaks the budget, or ""
 //	glueEntries                  the glue's own entry points (an array)
 //
@@ -26,8 +28,9 @@ import (
 // points, indexed by the Entry constants, then the glue's.
 //
 // All modules share one scope: a module may use what an earlier one
-// defined, and, at call time only, what the glue defines (function
-// declarations and vars are hoisted).
+// defined, and what the glue defines: at setup only its function
+// declarations (hoisted with their values; makeTools must be one), later
+// its vars too.
 
 //go:embed prelude/*.js
 var preludeFS embed.FS

@@ -68,6 +68,7 @@ type vm struct {
 	pending  []resolvers   // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
 	promise  *goja.Promise // the program's, until its outcome is reported
 	names    goja.Value    // the run's tool names as a JS array, made on demand
+	tools    *toolsObject  // the global tools
 	bufBytes float64       // bytes of buffers the run allocated (see reserve)
 	abrupt   bool          // an uncatchable error unwound the VM: it cannot run again
 }
@@ -123,6 +124,9 @@ func (d *driver) newVM() (*vm, error) {
 			}
 			return v.names
 		},
+		func(c goja.FunctionCall) goja.Value { // makeTools(traps)
+			return v.makeTools(c.Argument(0).ToObject(rt))
+		},
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -173,6 +177,9 @@ func (v *vm) Begin(r *engine.Run) error {
 	v.run = r
 	v.names = nil
 	v.bufBytes = 0
+	if v.tools != nil {
+		clear(v.tools.got) // get's answers depend on the run's tools
+	}
 	v.w = v.d.guard.add(r, v.cfg.MemoryLimit)
 	// No call of the prelude's begin: the natives behind hostTools and
 	// reserve read the run from v, and the tool names reach JavaScript
@@ -309,22 +316,11 @@ func (v *vm) End(stopped bool) bool {
 	return !v.abrupt && !memKilled
 }
 
-// Globals implements engine.VM.
+// Globals implements engine.VM: the list the prelude's globals() makes,
+// read from Go, which costs half as much (a goja realm has no enumerable
+// globals of its own, so every enumerable one is a program's).
 func (v *vm) Globals() ([]string, error) {
-	val, err := v.fns[engine.EntryGlobals](goja.Undefined())
-	if err != nil {
-		return nil, err
-	}
-	// Export, not ExportTo: ExportTo walks an array through its iterator,
-	// which is the prelude's guarded one.
-	list, _ := val.Export().([]any)
-	names := make([]string, 0, len(list))
-	for _, n := range list {
-		if s, ok := n.(string); ok {
-			names = append(names, s)
-		}
-	}
-	return names, nil
+	return v.rt.GlobalObject().Keys(), nil
 }
 
 // Fits implements engine.VM: goja's memory is the process heap.
@@ -416,3 +412,68 @@ func (v *vm) reserve(what string, bytes float64, buffer bool) string {
 	}
 	return ""
 }
+
+// toolsObject is the global `tools` on goja: a native object that calls
+// the prelude's traps (tools.js), so the semantics stay the prelude's, and
+// remembers get's answers for the run.
+type toolsObject struct {
+	v              *vm
+	get, has, keys goja.Callable
+	got            map[string]goja.Value
+}
+
+func (v *vm) makeTools(traps *goja.Object) goja.Value {
+	t := &toolsObject{v: v, got: map[string]goja.Value{}}
+	for name, f := range map[string]*goja.Callable{"get": &t.get, "has": &t.has, "ownKeys": &t.keys} {
+		fn, ok := goja.AssertFunction(traps.Get(name))
+		if !ok {
+			panic(v.rt.NewTypeError("tools: no " + name + " trap"))
+		}
+		*f = fn
+	}
+	v.tools = t
+	return v.rt.NewDynamicObject(t)
+}
+
+// call calls a trap; an exception (an interrupt) propagates to the
+// program as goja propagates a panic of a native object.
+func (t *toolsObject) call(f goja.Callable, args ...goja.Value) goja.Value {
+	val, err := f(goja.Undefined(), args...)
+	if err != nil {
+		panic(err)
+	}
+	return val
+}
+
+func (t *toolsObject) Get(key string) goja.Value {
+	if val, ok := t.got[key]; ok {
+		return val
+	}
+	val := t.call(t.get, goja.Undefined(), t.v.rt.ToValue(key))
+	if val == nil || goja.IsUndefined(val) {
+		val = nil
+	}
+	if len(t.got) >= 1024 { // names a program invented
+		clear(t.got)
+	}
+	t.got[key] = val
+	return val
+}
+
+func (t *toolsObject) Has(key string) bool {
+	return t.call(t.has, goja.Undefined(), t.v.rt.ToValue(key)).ToBoolean()
+}
+
+func (t *toolsObject) Keys() []string {
+	list, _ := t.call(t.keys).Export().([]any)
+	out := make([]string, 0, len(list))
+	for _, k := range list {
+		if s, ok := k.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (t *toolsObject) Set(string, goja.Value) bool { return false }
+func (t *toolsObject) Delete(string) bool          { return false }

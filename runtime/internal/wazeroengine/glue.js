@@ -19,6 +19,7 @@ function hostCall(name, json) {
   return new PromiseCtor(function (res, rej) { ReflectApply(mapSet, pending, [id, [res, rej]]); });
 }
 function hostTools() { return []; } // begin always has them
+function makeTools(traps) { return new ProxyCtor({}, traps); }
 // The wasm memory is capped exactly; these checks only make a built-in
 // that loops in C over a huge length fail at once rather than at the cap
 // (QuickJS polls its interrupt handler only between bytecodes).

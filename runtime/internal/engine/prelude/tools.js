@@ -35,25 +35,25 @@ function bindingError(code, message, info) {
 function errorMessage(e) {
   try { return isObject(e) && "message" in e ? String(e.message) : String(e); } catch (x) { return "an unprintable error"; }
 }
-function callTool(name, args) {
-  var json;
-  try {
-    json = args === undefined ? "{}" : jsonStringify(args);
-  } catch (e) {
-    return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable: " + errorMessage(e)));
-  }
-  if (json === undefined) {
-    return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable, got " + typeof args));
-  }
-  var p = hostCall(name, json);
-  if (p === undefined) return rejected(bindingError("CANCELLED", "the program that made this call has ended"));
-  return p;
-}
 function toolFn(name) {
   var f = toolFns[name];
   if (f === undefined) {
     if (toolFnCount >= 1024) { toolFns = { __proto__: null }; toolFnCount = 0; } // names a program invented
-    f = { [name]: function (args) { return callTool(name, args); } }[name];
+    f = {
+      [name]: function (args) {
+        var json;
+        try {
+          json = args === undefined ? "{}" : jsonStringify(args);
+        } catch (e) {
+          return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable: " + errorMessage(e)));
+        }
+        if (json === undefined) {
+          return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable, got " + typeof args));
+        }
+        var p = hostCall(name, json);
+        return p === undefined ? rejected(bindingError("CANCELLED", "the program that made this call has ended")) : p;
+      }
+    }[name];
     toolFns[name] = f;
     toolFnCount++;
   }
@@ -61,7 +61,10 @@ function toolFn(name) {
 }
 function listTools() { return toolNames === null ? hostTools() : toolNames; }
 function knownTool(k) { return listTools().indexOf(k) >= 0; }
-var tools = new ProxyCtor({}, {
+// The semantics of `tools` are these traps; the glue's makeTools(traps)
+// builds the object (a Proxy over them, or an engine's native object that
+// calls them).
+var toolsTraps = {
   __proto__: null,
   get: function (t, k) {
     if (typeof k !== "string") return t[k];
@@ -78,9 +81,9 @@ var tools = new ProxyCtor({}, {
   set: refuse,
   defineProperty: refuse,
   deleteProperty: refuse
-});
+};
 function refuse() { return false; }
-defineProperty(g, "tools", { value: tools, writable: false, configurable: true, enumerable: false });
+defineProperty(g, "tools", { value: makeTools(toolsTraps), writable: false, configurable: true, enumerable: false });
 
 // ---- entry points for Go ------------------------------------------------
 
