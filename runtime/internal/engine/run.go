@@ -85,6 +85,7 @@ type Run struct {
 	abandonCh chan struct{}
 	hard      *time.Timer
 	inCall    atomic.Pointer[string] // the tool called inline right now
+	running   atomic.Int32           // calls inside Job.Call right now
 }
 
 func newRun(en *env, ctx context.Context, job *Job, onWorker bool) *Run {
@@ -213,7 +214,7 @@ func (r *Run) abandonedResult() Result {
 	} else {
 		err.Message += " (the program was stuck in a built-in call; its environment was discarded)"
 	}
-	return Result{Err: &err}
+	return Result{Err: &err, LeftRunning: int(r.running.Load())}
 }
 
 // startHeld starts the held call, if any, on a goroutine of its own,
@@ -251,6 +252,8 @@ func (r *Run) invoke(c *call) {
 			c.value, c.err = nil, errs.Errorf(errs.CodeInternal, "tool call %q panicked: %v", c.name, p)
 		}
 	}()
+	r.running.Add(1)
+	defer r.running.Add(-1)
 	c.value, c.err = r.job.Call(r.callCtx, c.name, c.args)
 }
 
