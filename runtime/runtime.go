@@ -276,6 +276,11 @@ type Outcome struct {
 	// Reset is set when a persistent environment had to be replaced by a
 	// fresh one (first use, reset requested, or the old one broke).
 	Reset bool
+	// ResetCause is why the owner's previous environment was discarded
+	// since its last run, when it was: this run started without the
+	// top-level names of earlier programs. "" on first use, when nothing
+	// was discarded, and in per-call mode.
+	ResetCause ResetCause
 }
 
 // effective is the budget of one request: its fields over the runtime's.
@@ -347,7 +352,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		return out
 	}
 
-	rec := newRecorder(req, limits)
+	rec := newRecorder(req, limits, deadline.Add(-limits.Timeout))
 	res := env.Run(ctx, &engine.Job{
 		Script:      script.JS,
 		Name:        "program.js",
@@ -369,10 +374,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		out.Value = nil
 		out.Err = errs.Errorf(errs.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
 	}
-	if out.Err != nil && out.Err.Code == errs.CodeTimeout && out.Err.Message == "" {
-		out.Err.Message = fmt.Sprintf("program timed out after %s", limits.Timeout)
-	}
-	out.Err = boundError(out.Err)
+	out.Err = boundError(rec.explain(out.Err, rt.limits, deadline))
 	return out
 }
 
@@ -442,6 +444,7 @@ func boundError(e *errs.Error) *errs.Error {
 type recorder struct {
 	req    Request
 	limits Limits
+	start  time.Time // when the run's clock started
 	sem    chan struct{}
 	count  atomic.Int64
 
@@ -450,13 +453,14 @@ type recorder struct {
 	inflight  int           // calls inside req.Call
 	idle      chan struct{} // closed when inflight drops to 0 after done
 	calls     []Call
+	spans     []*span // every nested call made, in order
 	logs      []Log
 	logBytes  int
 	truncated bool
 }
 
-func newRecorder(req Request, limits Limits) *recorder {
-	return &recorder{req: req, limits: limits, sem: make(chan struct{}, limits.MaxConcurrentSubcalls)}
+func newRecorder(req Request, limits Limits, start time.Time) *recorder {
+	return &recorder{req: req, limits: limits, start: start, sem: make(chan struct{}, limits.MaxConcurrentSubcalls)}
 }
 
 func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
@@ -468,9 +472,12 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	r.inflight++
 	r.mu.Unlock()
 	defer r.leave()
-	if n := r.count.Add(1); n > int64(r.limits.MaxSubcalls) {
+	n := r.count.Add(1)
+	if n > int64(r.limits.MaxSubcalls) {
 		return nil, errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
 	}
+	sp := r.open(n, name)
+	defer r.close(sp)
 	select {
 	case r.sem <- struct{}{}:
 	case <-ctx.Done():
