@@ -81,7 +81,7 @@ func benchCodeRun(b *testing.B, mode runtime.Mode) {
 func BenchmarkPTCCall(b *testing.B) {
 	h, agent := noopHost(b, runtime.ModePerCall)
 	h.Registry.Register(tools.PresetLayer("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
-		c := ptc.New(h.Registry, e)
+		c := ptc.New(h.Registry, e, ptc.Options{})
 		args := json.RawMessage(`{}`)
 		b.ReportAllocs()
 		b.ResetTimer()

@@ -53,7 +53,7 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 	req := runtime.Request{
 		Code:  args.Code,
 		Tools: p.bindings(e.Agent()),
-		Call:  ptc.New(p.reg, e).Call,
+		Call:  ptc.New(p.reg, e, ptc.Options{}).Call,
 	}
 	if args.TimeoutMs != nil {
 		d := time.Duration(*args.TimeoutMs * float64(time.Millisecond))
