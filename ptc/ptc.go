@@ -72,7 +72,7 @@ func New(reg *tools.Registry, parent *tools.Execution, opts Options) *Caller {
 func (c *Caller) Call(ctx context.Context, name string, args json.RawMessage) (string, json.RawMessage, error) {
 	id, res := c.Raw(ctx, name, args)
 	if res.IsError {
-		return id, nil, c.explain(name, res.Err)
+		return id, nil, res.Err // explained by Raw
 	}
 	return id, Value(res), nil
 }
@@ -94,7 +94,7 @@ func (c *Caller) Raw(ctx context.Context, name string, args json.RawMessage) (st
 		// deadline plus a grace), so the body can skip a goroutine.
 		Inline: true,
 	})
-	if res.IsError && res.Err != nil {
+	if res.IsError {
 		if e := c.explain(name, res.Err); e != res.Err {
 			cp := *res
 			cp.Err = e
