@@ -447,6 +447,23 @@ func TestStartSurvivesBrokenServer(t *testing.T) {
 	}
 }
 
+// TestStartupErrorShowsStderr: a server that exits at start-up saying why
+// on stderr (as server-github does without its token) has that line in its
+// last error, which the status, the warning and a waiting call show.
+func TestStartupErrorShowsStderr(t *testing.T) {
+	const why = "Error: GITHUB_TOKEN environment variable is required"
+	h := start(t, map[string]config.Server{
+		"github": {Transport: config.TransportStdio, Command: "sh", Args: []string{"-c", "echo starting >&2; echo '" + why + "' >&2; exit 1"}},
+	}, Options{ReconnectWait: -1})
+	st := h.m.Status()[0]
+	if st.State == StateReady || !strings.HasSuffix(st.LastError, "; its last stderr line: "+why) {
+		t.Errorf("status: got %+v, want the stderr line at the end of its error", st)
+	}
+	if !strings.Contains(h.log.String(), "its last stderr line: "+why) {
+		t.Errorf("the warning lacks the stderr line; log:\n%s", h.log.String())
+	}
+}
+
 func TestStartRefusesBadOptions(t *testing.T) {
 	reg := tools.New(tools.Options{})
 	tests := []struct {
