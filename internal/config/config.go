@@ -212,8 +212,13 @@ func Default(exe string) *Config {
 	}}
 }
 
-// Load reads and parses the file at path, and makes relative fixture paths
-// relative to the file's directory. Errors name the file.
+// Load reads and parses the file at path, and resolves what is relative in
+// it against the file's directory, not the working directory (which an MCP
+// client chooses: Claude Desktop starts servers in /): a fixture path, a
+// stdio command given as a path ("./server", "bin/server"; a bare name such
+// as "npx" is still looked up in PATH), and a stdio server's cwd, which
+// defaults to that directory, so relative arguments resolve there too.
+// Errors name the file.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -223,13 +228,36 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
-	for name, s := range c.Servers {
-		if s.Fixture != "" && !filepath.IsAbs(s.Fixture) {
-			s.Fixture = filepath.Join(filepath.Dir(path), s.Fixture)
-			c.Servers[name] = s
-		}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	c.Resolve(dir)
 	return c, nil
+}
+
+// Resolve makes the config's relative paths relative to dir (see [Load]).
+func (c *Config) Resolve(dir string) {
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	for name, s := range c.Servers {
+		s.Fixture = rel(s.Fixture)
+		if s.Transport == TransportStdio {
+			if strings.ContainsRune(s.Command, '/') || strings.ContainsRune(s.Command, filepath.Separator) {
+				s.Command = rel(s.Command)
+			}
+			if s.Cwd == "" {
+				s.Cwd = dir
+			} else {
+				s.Cwd = rel(s.Cwd)
+			}
+		}
+		c.Servers[name] = s
+	}
 }
 
 // Parse parses and validates a configuration. The error, if any, is an

@@ -287,6 +287,39 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestLoadResolvesAgainstTheConfigFile: a stdio command given as a path and
+// a server's cwd are relative to the config file, which is also the default
+// cwd; a bare command stays a PATH lookup.
+func TestLoadResolvesAgainstTheConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "codemode.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {
+		"bare": {"command": "npx", "args": ["server.js"]},
+		"rel": {"command": "./bin/server", "cwd": "data"},
+		"abs": {"command": "/usr/bin/server", "cwd": "/srv"},
+		"web": {"url": "http://127.0.0.1:1/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		server, command, cwd string
+	}{
+		{"bare", "npx", dir},
+		{"rel", filepath.Join(dir, "bin", "server"), filepath.Join(dir, "data")},
+		{"abs", "/usr/bin/server", "/srv"},
+		{"web", "", ""},
+	}
+	for _, tt := range tests {
+		s := c.Servers[tt.server]
+		if s.Command != tt.command || s.Cwd != tt.cwd {
+			t.Errorf("%s: got command %q cwd %q, want %q and %q", tt.server, s.Command, s.Cwd, tt.command, tt.cwd)
+		}
+	}
+}
+
 func TestRedactRules(t *testing.T) {
 	if got := strings.Join((CodeMode{}).RedactRules().Entries(), ","); got != "password,token,authorization,apiKey" {
 		t.Errorf("unconfigured: got %s, want the defaults", got)
