@@ -48,7 +48,7 @@ type Server struct {
 }
 
 // New builds the front. The instructions are the Code Mode section of a
-// session's assembly.
+// session's assembly, assembled again for every session that initializes.
 func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: opts.Logger}
 	if s.log == nil {
@@ -161,7 +161,28 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.CallToolRequest:
 			return s.callTool(ctx, r)
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if err == nil {
+			s.freshInstructions(ctx, res)
+		}
+		return res, err
+	}
+}
+
+// freshInstructions replaces the instructions of an initialize (or
+// discover) result, which the SDK takes from the options New set, with the
+// Code Mode section as it is now: tools and servers may have come and gone
+// since start-up, and a session must not begin with a stale account.
+func (s *Server) freshInstructions(ctx context.Context, res mcp.Result) {
+	switch r := res.(type) {
+	case *mcp.InitializeResult:
+		if text, err := s.instructions(ctx); err == nil {
+			r.Instructions = text
+		}
+	case *mcp.DiscoverResult:
+		if text, err := s.instructions(ctx); err == nil {
+			r.Instructions = text
+		}
 	}
 }
 
