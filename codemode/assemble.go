@@ -85,7 +85,7 @@ func (p *Plugin) codeRunDescription(catalog string) string {
 	} else {
 		b.WriteString("State: none; every program starts fresh.\n")
 	}
-	fmt.Fprintf(&b, "Limits per program: %s, %d nested calls (%d at once), %s of output, %s of return value, %s of memory.\n",
+	fmt.Fprintf(&b, "Limits per program: %s of time, %d nested calls (%d at once), %s of output, %s of return value, %s of memory.\n",
 		durText(lim.Timeout), lim.MaxSubcalls, lim.MaxConcurrentSubcalls, sizeText(int64(lim.MaxLogBytes)), sizeText(int64(lim.MaxResultBytes)), sizeText(lim.MemoryBytes))
 	b.WriteString("Not available: require, import(), fetch, timers, process, files, network; everything goes through tools.\n")
 	b.WriteString("Also callable: tools.code_tools_search({ query }), tools.code_tools_describe({ names }) (full declarations), tools.code_tools_raw({ name, args }) (a call's whole MCP result), tools.code_debug({}) (the last failure).\n\n")

@@ -183,6 +183,10 @@ func (p *Plugin) Runtime() *runtime.Runtime { return p.rt }
 // Environments are the plugin's persistent environments.
 func (p *Plugin) Environments() *runtime.Environments { return p.envs }
 
+// IsPresetTool reports whether name is one of the preset's own tools:
+// code_run and the discovery tools.
+func IsPresetTool(name string) bool { return isOwnTool(name) }
+
 // isOwnTool reports whether name is one of the preset's own tools.
 func isOwnTool(name string) bool {
 	switch name {

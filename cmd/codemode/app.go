@@ -22,6 +22,9 @@ import (
 
 const presetKey = "codemode"
 
+// configEmbedded is the source loadConfig reports for the embedded default.
+const configEmbedded = "embedded default"
+
 // commonFlags are the flags every command that mounts tools shares.
 type commonFlags struct {
 	config  string
@@ -64,7 +67,7 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 			if err != nil {
 				return nil, "", fmt.Errorf("locating the codemode executable for the embedded default: %w", err)
 			}
-			cfg, src = config.Default(exe), "embedded default"
+			cfg, src = config.Default(exe), configEmbedded
 		}
 	}
 	resolveSelf(cfg)
@@ -180,7 +183,9 @@ func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
-	a.plugin, err = codemode.Mount(a.reg, a.preset, cfg.PresetOptions(log))
+	opts := cfg.PresetOptions(log)
+	opts.Servers = serverStates(m)
+	a.plugin, err = codemode.Mount(a.reg, a.preset, opts)
 	if err != nil {
 		a.Close()
 		return nil, err

@@ -41,6 +41,7 @@ func commands() []command {
 		{"run", "run one program against the configured tools", cmdRun},
 		{"tools", "print the tool catalog (list | search QUERY | describe NAME...)", cmdTools},
 		{"verify", "check the code-mode contract with the real registry and print PASS/FAIL", cmdVerify},
+		{"prompt", "print what a model is given (the tool list and the instructions) with token counts", cmdPrompt},
 		{"bench", "benchmark engines and modes (per-call vs persistent)", cmdBench},
 		{"fakemcp", "run the fake MCP server (stdio) used by the embedded default, or a recording (--fixture)", cmdFake},
 		{"version", "print the version", cmdVersion},
