@@ -190,8 +190,14 @@ func TestResetLine(t *testing.T) {
 			if timeoutMs > 0 {
 				args["timeoutMs"] = timeoutMs
 			}
-			if res := h.run(t, h.agent, args); !res.IsError {
+			res := h.run(t, h.agent, args)
+			if !res.IsError {
 				t.Fatalf("the trigger did not fail: %s", res.TextOf())
+			}
+			if timeoutMs == 0 && res.Err.Code == errs.CodeTimeout {
+				// goja's heap watchdog needs the GC to keep up; on a starved
+				// machine the deadline can come first.
+				t.Skipf("the trigger timed out instead: %s", res.TextOf())
 			}
 		}
 	}
