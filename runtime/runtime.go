@@ -334,9 +334,12 @@ func checkSize(code string, limits Limits) *errs.Error {
 // starts before preparation: parsing and compiling count against it.
 func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limits Limits, persistent bool) Outcome {
 	var out Outcome
-	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
-	defer cancel() // cancels in-flight nested calls when the program ends
-	deadline, _ := ctx.Deadline()
+	// The program's time is a clock an approval can hold (see deadline.go);
+	// the engines see it as their context, and no fixed Job.Deadline.
+	clk := newClock(ctx, limits.Timeout)
+	defer clk.stop() // cancels in-flight nested calls when the program ends
+	deadline := clk.deadline
+	ctx = clk
 	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth})
 	if err != nil {
 		out.Err = errs.AsError(err)
@@ -356,9 +359,8 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Tools:       req.Tools,
 		Call:        rec.call,
 		Log:         rec.log,
-		Deadline:    deadline,
 	})
-	cancel()
+	clk.stop()
 	if n := rec.wait(); n > 0 {
 		rt.log.Warn("nested calls still running after their program ended; a tool body ignores cancellation",
 			slog.Int("calls", n), slog.Duration("waited", callGrace))
@@ -369,8 +371,11 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		out.Value = nil
 		out.Err = errs.Errorf(errs.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
 	}
-	if out.Err != nil && out.Err.Code == errs.CodeTimeout && out.Err.Message == "" {
-		out.Err.Message = fmt.Sprintf("program timed out after %s", limits.Timeout)
+	if out.Err != nil && out.Err.Code == errs.CodeTimeout && (out.Err.Message == "" || clk.expired.Load()) {
+		out.Err.Message = fmt.Sprintf("the program exceeded its time limit (%s)", limits.Timeout)
+		if held := clk.heldFor(); held > 0 {
+			out.Err.Message += fmt.Sprintf(", not counting %s spent waiting for approval", held.Round(time.Millisecond))
+		}
 	}
 	out.Err = boundError(out.Err)
 	return out
