@@ -2,9 +2,12 @@ package runtime
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
 )
 
 // A program's deadline is a clock that can be held. Time a nested call
@@ -44,6 +47,8 @@ type clock struct {
 	since    time.Time     // when the current hold began
 	held     time.Duration // total time held so far
 	stopped  bool
+
+	source string // the user's program, for CallSite
 }
 
 // newClock starts a clock of d under parent. stop releases it.
@@ -140,6 +145,32 @@ func (c *clock) stop() {
 	c.timer.Stop()
 	c.mu.Unlock()
 	c.cancel()
+}
+
+// CallSite returns the line of the program (from 1, in the user's source)
+// whose code made the nested call ctx belongs to, and that line's text; 0
+// and "" when the engine does not say (the wazero engine does not yet) or
+// ctx is not a nested call's.
+func CallSite(ctx context.Context) (line int, text string) {
+	line = engine.CallLine(ctx)
+	if line <= 0 {
+		return 0, ""
+	}
+	if c, _ := ctx.Value(clockKey{}).(*clock); c != nil {
+		s := c.source
+		for n := 1; n < line; n++ {
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return line, ""
+			}
+			s = s[i+1:]
+		}
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[:i]
+		}
+		return line, strings.TrimRight(s, "\r")
+	}
+	return line, ""
 }
 
 // HoldDeadline stops the clock of the program whose nested call ctx

@@ -337,6 +337,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	// The program's time is a clock an approval can hold (see deadline.go);
 	// the engines see it as their context, and no fixed Job.Deadline.
 	clk := newClock(ctx, limits.Timeout)
+	clk.source = req.Code
 	defer clk.stop() // cancels in-flight nested calls when the program ends
 	deadline := clk.deadline
 	ctx = clk
