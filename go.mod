@@ -16,6 +16,7 @@ require (
 	golang.org/x/sys v0.44.0
 	golang.org/x/text v0.3.8
 	golang.org/x/tools v0.42.0
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 )
 
 require (
@@ -28,5 +29,4 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 )

@@ -46,6 +46,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
+	"github.com/codemode/codemode/internal/redact"
 )
 
 // Config is a parsed, validated configuration.
@@ -144,6 +148,30 @@ type CodeMode struct {
 	// [CodeMode.Token].
 	BearerToken    string
 	BearerTokenEnv string
+
+	// Policy is the operator's rules for calls (see internal/policy); zero
+	// means none: every call is allowed.
+	Policy policy.Spec
+	// ApprovalTimeout bounds an ask's wait for a person; 0 means 2m.
+	ApprovalTimeout time.Duration
+	// Audit is the audit trail; a zero Path means none.
+	Audit audit.Config
+	// Redact lists redaction rules (key names or JSON pointers; see
+	// internal/redact); nil means the defaults. See [CodeMode.RedactRules].
+	Redact []string
+}
+
+// RedactRules returns the parsed Redact rules, or the defaults when none
+// are set.
+func (c CodeMode) RedactRules() *redact.Rules {
+	if len(c.Redact) == 0 {
+		return redact.Default()
+	}
+	r, err := redact.New(c.Redact)
+	if err != nil {
+		return redact.Default() // Validate refuses such a config; fail closed anyway
+	}
+	return r
 }
 
 // Token returns the configured bearer token: BearerToken, or the value of
