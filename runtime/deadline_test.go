@@ -3,7 +3,9 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,4 +89,38 @@ func TestHoldDeadlineOutsideARun(t *testing.T) {
 	release := runtime.HoldDeadline(context.Background())
 	release()
 	release()
+}
+
+// TestCallSite: a nested call knows the line of the program that made it,
+// and its text, on goja (TypeScript included: positions are the user's);
+// the wazero engine does not record it yet, and says 0.
+func TestCallSite(t *testing.T) {
+	for name, rt := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, code := range []string{
+				"const a = 1;\nawait tools.x({});\nconst b: number = 2;\nawait Promise.all([1].map(() =>\n  tools.x({})));\nreturn 0",
+			} {
+				var mu sync.Mutex
+				var got []string
+				call := func(ctx context.Context, name string, args json.RawMessage) (string, json.RawMessage, error) {
+					line, text := runtime.CallSite(ctx)
+					mu.Lock()
+					got = append(got, fmt.Sprintf("%d:%s", line, text))
+					mu.Unlock()
+					return "id", json.RawMessage(`1`), nil
+				}
+				out := rt.Run(context.Background(), runtime.Request{Code: code, Tools: []string{"x"}, Call: call})
+				if out.Err != nil {
+					t.Fatal(out.Err)
+				}
+				want := []string{"2:await tools.x({});", "5:  tools.x({})));"}
+				if name == runtime.EngineWazero {
+					want = []string{"0:", "0:"}
+				}
+				if strings.Join(got, "|") != strings.Join(want, "|") {
+					t.Errorf("call sites %q, want %q", got, want)
+				}
+			}
+		})
+	}
 }
