@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
@@ -173,8 +174,12 @@ func (p *Policy) prompt(ctx context.Context, e *tools.Execution, rule, reason st
 	} else {
 		fmt.Fprintf(&b, "Why you are asked: %s asks\n", rule)
 	}
+	shown, hidden := p.redactArguments(e.Arguments())
 	if program {
 		line, text := runtime.CallSite(ctx)
+		for _, v := range hidden { // the line may spell a redacted value out
+			text = strings.ReplaceAll(text, v, redact.Marker)
+		}
 		switch {
 		case line > 0 && text != "":
 			fmt.Fprintf(&b, "Program line %d: %s\n", line, strings.TrimSpace(cut(text, 200)))
@@ -185,18 +190,65 @@ func (p *Policy) prompt(ctx context.Context, e *tools.Execution, rule, reason st
 		}
 	}
 	b.WriteString("\nArguments:\n")
-	b.WriteString(p.shownArguments(e.Arguments()))
+	b.WriteString(shown)
 	return b.String()
 }
 
-// shownArguments redacts, indents and cuts the arguments for a person.
-func (p *Policy) shownArguments(args json.RawMessage) string {
+// redactArguments redacts, indents and cuts the arguments for a person,
+// and returns the string values it hid (at least 4 bytes long), so that
+// the program line shown with them can hide them too.
+func (p *Policy) redactArguments(args json.RawMessage) (shown string, hidden []string) {
 	red := p.opts.Redact.Apply(args)
+	var orig, after any
+	if json.Unmarshal(args, &orig) == nil && json.Unmarshal(red, &after) == nil {
+		hidden = replaced(orig, after, nil)
+	}
 	var out bytes.Buffer
 	if json.Indent(&out, red, "", "  ") != nil {
-		return string(red)
+		return string(red), hidden
 	}
-	return cut(out.String(), p.opts.MaxShownArgumentBytes)
+	return cut(out.String(), p.opts.MaxShownArgumentBytes), hidden
+}
+
+// replaced collects the string leaves of orig where red holds the marker
+// instead.
+func replaced(orig, red any, out []string) []string {
+	if s, ok := red.(string); ok && s == redact.Marker {
+		return leaves(orig, out)
+	}
+	switch o := orig.(type) {
+	case map[string]any:
+		r, _ := red.(map[string]any)
+		for k, v := range o {
+			out = replaced(v, r[k], out)
+		}
+	case []any:
+		r, _ := red.([]any)
+		for i, v := range o {
+			if i < len(r) {
+				out = replaced(v, r[i], out)
+			}
+		}
+	}
+	return out
+}
+
+func leaves(v any, out []string) []string {
+	switch x := v.(type) {
+	case string:
+		if len(x) >= 4 {
+			out = append(out, x)
+		}
+	case map[string]any:
+		for _, e := range x {
+			out = leaves(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			out = leaves(e, out)
+		}
+	}
+	return out
 }
 
 // cut shortens s to at most n bytes on a rune boundary, saying how much was
