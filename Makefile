@@ -1,5 +1,5 @@
 # The README's commands, spelled out. `make test` is what CI runs.
-.PHONY: test check quickjs build
+.PHONY: test check quickjs policyclient build
 
 build:
 	go build -o bin/codemode ./cmd/codemode
@@ -8,7 +8,11 @@ build:
 quickjs:
 	./scripts/fetch-quickjs.sh
 
-test: quickjs
+# The official TypeScript MCP client, pinned, for the policy end-to-end tests.
+policyclient:
+	cd cmd/codemode/testdata/policyclient && npm ci --no-audit --no-fund
+
+test: quickjs policyclient
 	go test -race -count=1 ./...
 
 check:

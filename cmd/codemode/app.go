@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
@@ -101,17 +103,35 @@ type app struct {
 	preset   *scope.Scope
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
+	policy   *policy.Policy
+	trail    *audit.Trail // nil without an audit trail
 	log      *slog.Logger
 }
 
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
 	a := &app{log: log}
 	a.host = scope.NewHost("host")
-	a.reg = tools.New(cfg.RegistryOptions(log))
+	var err error
+	if a.policy, err = policy.New(cfg.PolicyOptions(log)); err != nil {
+		return nil, err
+	}
+	ropts := cfg.RegistryOptions(log)
+	ropts.Approver = a.policy
+	a.reg = tools.New(ropts)
+	// The trail first: the outermost middleware, so it sees every call and
+	// its final result, and its line is written before the call is done.
+	if opts, ok := cfg.AuditOptions(log); ok {
+		opts.Session = a.policy.SessionOf
+		if a.trail, err = audit.Open(opts); err != nil {
+			return nil, err
+		}
+		a.reg.Use(a.trail.Middleware())
+	}
+	a.policy.Install(a.reg)
 	a.preset = a.host.Child(scope.KindPreset, presetKey)
 	m, err := upstream.Start(ctx, a.reg, cfg.Servers, upstream.Options{Logger: log})
 	if err != nil {
-		a.host.Dispose()
+		a.Close()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
@@ -131,6 +151,9 @@ func (a *app) Close() {
 		a.upstream.Close()
 	}
 	a.host.Dispose()
+	if a.trail != nil {
+		_ = a.trail.Close()
+	}
 }
 
 // resolveSelf lets a config name this binary as "codemode" (the fixture

@@ -39,6 +39,7 @@ func commands() []command {
 		{"serve", "serve code mode over MCP (stdio, or streamable HTTP with --listen)", cmdServe},
 		{"run", "run one program against the configured tools", cmdRun},
 		{"tools", "print the tool catalog (list | search QUERY | describe NAME...)", cmdTools},
+		{"policy", "explain which policy rule decides a call (explain TOOL [--caller program])", cmdPolicy},
 		{"verify", "check the code-mode contract with the real registry and print PASS/FAIL", cmdVerify},
 		{"bench", "benchmark engines and modes (per-call vs persistent)", cmdBench},
 		{"fakemcp", "run the fake MCP server (stdio) used by the embedded default", cmdFake},

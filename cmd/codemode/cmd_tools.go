@@ -14,8 +14,10 @@ import (
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/front"
 	"github.com/codemode/codemode/internal/httpfence"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) int {
@@ -156,7 +158,14 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 		return exitUsage
 	}
 	defer a.Close()
-	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log})
+	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log,
+		OnSession: func(agent *tools.Agent, ss *mcp.ServerSession) {
+			id := ss.ID() // "" over stdio: the agent's id names the session
+			if id == "" {
+				id = agent.ID()
+			}
+			a.policy.Attach(agent, policy.MCPSession(ss, id))
+		}})
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitFail

@@ -34,6 +34,11 @@ type Options struct {
 	Preset   *scope.Scope // the preset the sessions' agents belong to
 	// Logger receives session events. If nil, nothing is logged.
 	Logger *slog.Logger
+	// OnSession, if set, is called once per session with the session's
+	// agent, before the session's first call runs: how the policy finds
+	// whom to ask about a call (it forgets the session with the agent's
+	// scope, disposed when the session ends).
+	OnSession func(*tools.Agent, *mcp.ServerSession)
 }
 
 // Server is the MCP front. One Server serves any number of sessions.
@@ -142,6 +147,9 @@ func (s *Server) agentFor(ss *mcp.ServerSession) (*tools.Agent, error) {
 	if prev, loaded := s.sessions.LoadOrStore(ss, a); loaded {
 		a.Scope().Dispose()
 		return prev.(*tools.Agent), nil
+	}
+	if s.opts.OnSession != nil {
+		s.opts.OnSession(a, ss)
 	}
 	s.log.Info("front: session started", slog.String("agent", id))
 	go func() {
