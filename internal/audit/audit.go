@@ -173,10 +173,23 @@ type Note struct {
 
 type noteKey struct{}
 
-// ContextWithNote returns ctx carrying n: what the trail's middleware does
-// for every call (and what tests of the policy do without a trail).
+// ContextWithNote returns ctx carrying n, for tests of the policy without
+// a trail.
 func ContextWithNote(ctx context.Context, n *Note) context.Context {
 	return context.WithValue(ctx, noteKey{}, n)
+}
+
+// noteCtx is a call's context with its note: one allocation for both.
+type noteCtx struct {
+	context.Context
+	note Note
+}
+
+func (c *noteCtx) Value(key any) any {
+	if key == (noteKey{}) {
+		return &c.note
+	}
+	return c.Context.Value(key)
 }
 
 // NoteFrom returns the note of the call ctx belongs to, or nil when no
@@ -191,7 +204,8 @@ func NoteFrom(ctx context.Context) *Note {
 func (t *Trail) Middleware() tools.Middleware {
 	return func(next tools.Executor) tools.Executor {
 		return func(ctx context.Context, e *tools.Execution) *tools.Result {
-			note := &Note{}
+			nc := &noteCtx{Context: ctx}
+			note := &nc.note
 			if err := t.check(); err != nil {
 				// Refused before it runs. Writing the refusal's own line is
 				// the probe: once one is written, calls run again.
@@ -201,7 +215,7 @@ func (t *Trail) Middleware() tools.Middleware {
 				}
 				return res
 			}
-			res := next(ContextWithNote(ctx, note), e)
+			res := next(nc, e)
 			if err := t.write(e, note, res); err != nil {
 				t.fail(err)
 				return denied("the call ran, but its audit line could not be written (%v): its result is withheld", err)

@@ -40,6 +40,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,10 +81,12 @@ type Policy struct {
 	runCaps bool // some rule has MaxCallsPerRun
 	reg     *tools.Registry
 
-	cache atomic.Pointer[matchCache]
+	cacheMu sync.Mutex
+	cache   atomic.Pointer[matchCache]
 
-	runs     sync.Map // tools.Token (the parent execution) → []atomic.Int64, per rule
-	sessions sync.Map // *tools.Agent → *sessionState
+	runs     sync.Map     // tools.Token (the parent execution) → []atomic.Int64, per rule
+	nRuns    atomic.Int64 // entries in runs (so that most calls skip the map)
+	sessions sync.Map     // *tools.Agent → *sessionState
 	global   sessionState
 }
 
@@ -133,7 +136,11 @@ func (p *Policy) Install(reg *tools.Registry) (remove func()) {
 		rmMW = reg.Use(func(next tools.Executor) tools.Executor {
 			return func(ctx context.Context, e *tools.Execution) *tools.Result {
 				res := next(ctx, e)
-				p.runs.Delete(e.Token())
+				if p.nRuns.Load() > 0 {
+					if _, ok := p.runs.LoadAndDelete(e.Token()); ok {
+						p.nRuns.Add(-1)
+					}
+				}
 				return res
 			}
 		})
@@ -141,17 +148,13 @@ func (p *Policy) Install(reg *tools.Registry) (remove func()) {
 	return func() { rmPre(); rmMW() }
 }
 
-// matchCache remembers which rule decides a (tool, caller) for one
-// generation of the registry's tool set (a tool's annotations can change
-// with it).
+// matchCache remembers which rule decides a tool's calls, per caller, for
+// one generation of the registry's tool set (a tool's annotations can
+// change with it). It is copied on write: a miss (once per tool and
+// generation) copies the map, and a hit is a plain map lookup.
 type matchCache struct {
-	gen uint64
-	m   sync.Map // matchKey → int (rule index, -1 for the default)
-}
-
-type matchKey struct {
-	name    string
-	program bool
+	gen            uint64
+	model, program map[string]int // rule index, -1 for the default
 }
 
 // decide returns the index of the rule that decides e, -1 for the
@@ -160,25 +163,43 @@ func (p *Policy) decide(e *tools.Execution, program bool) int {
 	if len(p.rules) == 0 {
 		return -1
 	}
-	var c *matchCache
-	if p.reg != nil {
-		gen := p.reg.Generation()
-		c = p.cache.Load()
-		if c == nil || c.gen != gen {
-			c = &matchCache{gen: gen}
-			p.cache.Store(c)
+	if p.reg == nil {
+		return p.first(e.Name(), e.Tool().Annotations, true, program)
+	}
+	gen := p.reg.Generation()
+	c := p.cache.Load()
+	if c != nil && c.gen == gen {
+		m := c.model
+		if program {
+			m = c.program
 		}
-		if i, ok := c.m.Load(matchKey{e.Name(), program}); ok {
-			return i.(int)
+		if i, ok := m[e.Name()]; ok {
+			return i
 		}
 	}
-	info := e.Tool()
-	i := p.first(e.Name(), info.Annotations, true, program)
-	if c != nil {
-		c.m.Store(matchKey{e.Name(), program}, i)
+	i := p.first(e.Name(), e.Tool().Annotations, true, program)
+	p.cacheMu.Lock()
+	defer p.cacheMu.Unlock()
+	old := p.cache.Load()
+	next := &matchCache{gen: gen, model: map[string]int{}, program: map[string]int{}}
+	if old != nil && old.gen == gen {
+		next.model, next.program = maps.Clone(old.model), maps.Clone(old.program)
+	}
+	if program {
+		next.program[e.Name()] = i
+	} else {
+		next.model[e.Name()] = i
+	}
+	if len(next.model)+len(next.program) <= maxCached {
+		p.cache.Store(next)
 	}
 	return i
 }
+
+// maxCached bounds the cache: names come from calls, and a call may name
+// anything (an unknown name is refused before the policy, but a registry
+// can hold many tools).
+const maxCached = 4096
 
 func (p *Policy) first(name string, a *tools.Annotations, known, program bool) int {
 	for i := range p.rules {
@@ -252,7 +273,10 @@ func (p *Policy) spend(e *tools.Execution, i int, program bool) string {
 	if r.MaxCallsPerRun > 0 && program {
 		v, ok := p.runs.Load(e.Parent())
 		if !ok {
-			v, _ = p.runs.LoadOrStore(e.Parent(), make([]atomic.Int64, len(p.rules)))
+			var loaded bool
+			if v, loaded = p.runs.LoadOrStore(e.Parent(), make([]atomic.Int64, len(p.rules))); !loaded {
+				p.nRuns.Add(1)
+			}
 		}
 		run = &v.([]atomic.Int64)[i]
 		if n := run.Add(1); n > int64(r.MaxCallsPerRun) {
