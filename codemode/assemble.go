@@ -22,7 +22,7 @@ func (p *Plugin) assemble(ctx context.Context, agent *tools.Agent, next func() (
 	}
 	kept := make([]tools.WireTool, 0, len(a.Tools))
 	for _, t := range a.Tools {
-		if !p.masked(t.Name) {
+		if !p.masked(t.Name, agent) {
 			kept = append(kept, t)
 		}
 	}
@@ -141,7 +141,7 @@ func (p *Plugin) guard(e *tools.Execution) string {
 		return ""
 	}
 	agent := e.Agent()
-	if !p.isCodeModeAgent(agent) || !p.masked(e.Name()) {
+	if !p.isCodeModeAgent(agent) || !p.masked(e.Name(), agent) {
 		return ""
 	}
 	// The call id may look nested ("…:ptc:…"); without a parent token it is

@@ -126,6 +126,21 @@ func TestAssemblyGolden(t *testing.T) {
 	add("tools-sdk-replaced", a, err)
 	rm()
 
+	// Another plugin's hook adds a tool that no layer holds: the preset
+	// does not own it, but it is not a global- or agent-layer tool either,
+	// so it stays (and an mcp__ name added that way is still masked).
+	removeHook := w.host.Registry.OnAssemble(func(ctx context.Context, agent *tools.Agent, next func() (*tools.Assembly, error)) (*tools.Assembly, error) {
+		a, err := next()
+		if err == nil {
+			a.Tools = append(a.Tools, tools.WireTool{Name: "hook_added_tool", Description: "Added by another plugin's hook.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				tools.WireTool{Name: "mcp__hook__added", Description: "An MCP-named tool a hook added.", InputSchema: json.RawMessage(`{"type":"object"}`)})
+		}
+		return a, err
+	})
+	a, err = w.host.Registry.Assemble(ctx, w.agent, tools.AssembleOptions{})
+	add("hook-added-tool-stays", a, err)
+	removeHook()
+
 	w.plugin.Close()
 	a, _ = w.host.Registry.Assemble(ctx, w.stdAg, tools.AssembleOptions{})
 	if got := render(a); got != before {

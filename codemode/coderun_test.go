@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,13 +100,15 @@ func TestNestedBodyIgnoringCancellation(t *testing.T) {
 			w := newWorld(t, false, Options{Mode: mode})
 			release := make(chan struct{})
 			ended := make(chan struct{}, 2)
+			var started atomic.Int32 // a loaded machine may time a program out before its call starts
 			t.Cleanup(func() {
 				close(release)
-				for range 2 {
+				for range started.Load() {
 					<-ended
 				}
 			})
 			if _, err := w.host.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__stubborn", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+				started.Add(1)
 				defer func() { ended <- struct{}{} }()
 				<-release // ignores ctx
 				return &tools.Result{Value: json.RawMessage(`"late"`)}, nil

@@ -51,7 +51,8 @@ type Options struct {
 	// Limits, and closes it when the plugin is unloaded.
 	Runtime *runtime.Runtime
 	// Engine is one of runtime.Engines (used when Runtime is nil). If empty,
-	// the runtime's default.
+	// the runtime's default, wazero: the hard memory and CPU caps are the
+	// default.
 	Engine string
 	// Mode is runtime.ModePerCall or runtime.ModePersistent. If empty,
 	// per-call.
@@ -185,8 +186,11 @@ func nameMasked(name string) bool {
 }
 
 // masked reports whether the model must not see (nor directly call) name in
-// a code-mode assembly of this preset.
-func (p *Plugin) masked(name string) bool {
+// a code-mode assembly of this preset for agent: a name the name rule hides,
+// or a tool of the global or agent layer (docs/contract.md#code-mode). A
+// tool no layer of the agent's view holds (another plugin's assemble hook
+// added it) is not the preset's to hide.
+func (p *Plugin) masked(name string, agent *tools.Agent) bool {
 	if p.native[name] {
 		return false
 	}
@@ -195,6 +199,9 @@ func (p *Plugin) masked(name string) bool {
 	}
 	if p.presetKey == "" {
 		return false // ownership rule off
+	}
+	if _, held := p.reg.Lookup(name, agent); !held {
+		return false
 	}
 	return !p.reg.Owned(name, p.presetKey)
 }

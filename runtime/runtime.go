@@ -8,7 +8,7 @@
 //
 // # Running a program
 //
-//	rt, _ := runtime.New(runtime.Options{})
+//	rt, _ := runtime.New(runtime.Options{}) // wazero; Engine: EngineGoja for goja
 //	defer rt.Close()
 //	out := rt.Run(ctx, runtime.Request{Code: "return 1 + 1"})
 //	// out.Value == `2`
@@ -154,10 +154,13 @@ func (l Limits) over(base Limits) Limits {
 	return l
 }
 
-// Options configures a Runtime. The zero value means goja with default
+// Options configures a Runtime. The zero value means wazero with default
 // limits.
 type Options struct {
-	// Engine is EngineGoja or EngineWazero. If empty, EngineGoja.
+	// Engine is EngineWazero or EngineGoja. If empty, EngineWazero:
+	// programs usually come from a model, and wazero's memory cap and
+	// deadline are hard; goja is faster but its memory guard is best
+	// effort (see docs/engines.md).
 	Engine string
 	// Limits is the default budget of every run.
 	Limits Limits
@@ -166,8 +169,8 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheDir is where the wazero engine keeps its compilation cache. If
 	// empty, <user cache dir>/codemode/wazero; "off" disables it. The
-	// QuickJS artifact itself is found through $CODEMODE_QUICKJS_DIR or the
-	// user cache directory (see scripts/fetch-quickjs.sh).
+	// QuickJS artifact itself is embedded in the binary;
+	// $CODEMODE_QUICKJS_DIR names a directory to load it from instead.
 	CacheDir string
 	// PoolSize is the number of warm per-call environments. If zero, the
 	// engine's default.
@@ -192,10 +195,10 @@ func New(opts Options) (*Runtime, error) {
 	}
 	var err error
 	switch opts.Engine {
-	case "", EngineGoja:
-		rt.opts.Engine = EngineGoja
+	case EngineGoja:
 		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
-	case EngineWazero:
+	case "", EngineWazero:
+		rt.opts.Engine = EngineWazero
 		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
 	default:
 		return nil, fmt.Errorf("runtime: unknown engine %q (want one of %q)", opts.Engine, Engines())

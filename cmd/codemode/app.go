@@ -7,12 +7,15 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/internal/policy"
+	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
@@ -33,7 +36,7 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config `file` (default ./codemode.json if present, else the embedded default: the fake MCP server)")
-	fs.StringVar(&c.engine, "engine", "", "JavaScript engine: goja or wazero (overrides the config)")
+	fs.StringVar(&c.engine, "engine", "", "JavaScript engine: wazero (default: QuickJS with hard memory and CPU caps) or goja (faster, best-effort memory guard); overrides the config")
 	fs.StringVar(&c.mode, "mode", "", "environments: per-call or persistent-in-memory (overrides the config)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "wall-clock limit per program, e.g. 30s (overrides the config)")
 	fs.StringVar(&c.memory, "memory", "", "memory budget per environment, e.g. 256MiB (overrides the config)")
@@ -95,6 +98,56 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 	return cfg, src, nil
 }
 
+// fixtureFlags are --record and --replay (run and serve).
+type fixtureFlags struct {
+	record string
+	replay string
+}
+
+func (f *fixtureFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.record, "record", "", "record every upstream server's session (initialize, tools, calls) into `DIR`/<server>.txtar, secrets redacted; see docs/fixtures.md")
+	fs.StringVar(&f.replay, "replay", "", "serve every configured server from its recording `DIR`/<server>.txtar, in process, instead of starting it")
+}
+
+// apply swaps the configured servers for their recordings (--replay) and
+// returns the recorder for --record (nil without it). The recorder hides
+// the values of every server's env and headers as configured, before any
+// swap, and the HTTP front's bearer token. Errors are usage errors.
+func (f *fixtureFlags) apply(cfg *config.Config, log *slog.Logger) (*fixture.Recorder, error) {
+	secrets := []string{cfg.CodeMode.Token(nil)}
+	for _, name := range cfg.ServerNames() {
+		s := cfg.Servers[name]
+		for _, v := range s.Env {
+			secrets = append(secrets, v)
+		}
+		for _, v := range s.Headers {
+			secrets = append(secrets, v)
+		}
+	}
+	if f.replay != "" {
+		for _, name := range cfg.ServerNames() {
+			path := filepath.Join(f.replay, name+fixture.Ext)
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("--replay: no recording of server %q: %w", name, err)
+			}
+			cfg.Servers[name] = config.Server{Transport: config.TransportFixture, Fixture: path, MaxFrameBytes: cfg.Servers[name].MaxFrameBytes}
+		}
+	}
+	if f.record == "" {
+		return nil, nil
+	}
+	rec, err := fixture.NewRecorder(fixture.RecorderOptions{
+		Dir:     f.record,
+		Redact:  cfg.CodeMode.RedactRules(),
+		Secrets: redact.NewSecrets(secrets...),
+		Logger:  log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return rec, nil
+}
+
 // app is a mounted code-mode host: the scope tree (host → preset), the
 // registry, the upstream servers and the preset.
 type app struct {
@@ -104,12 +157,19 @@ type app struct {
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
 	policy   *policy.Policy
-	trail    *audit.Trail // nil without an audit trail
+	trail    *audit.Trail      // nil without an audit trail
+	recorder *fixture.Recorder // nil unless --record
 	log      *slog.Logger
 }
 
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
-	a := &app{log: log}
+	return newRecordingApp(ctx, cfg, log, nil)
+}
+
+// newRecordingApp is newApp with the upstream sessions recorded by rec (if
+// not nil), which the app then owns: Close writes and closes it.
+func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *fixture.Recorder) (*app, error) {
+	a := &app{log: log, recorder: rec}
 	a.host = scope.NewHost("host")
 	var err error
 	if a.policy, err = policy.New(cfg.PolicyOptions(log)); err != nil {
@@ -129,7 +189,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, er
 	}
 	a.policy.Install(a.reg)
 	a.preset = a.host.Child(scope.KindPreset, presetKey)
-	m, err := upstream.Start(ctx, a.reg, cfg.Servers, upstream.Options{Logger: log})
+	uopts := upstream.Options{Logger: log}
+	if rec != nil {
+		uopts.Recorder = rec
+	}
+	m, err := upstream.Start(ctx, a.reg, cfg.Servers, uopts)
 	if err != nil {
 		a.Close()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
@@ -151,8 +215,18 @@ func (a *app) Close() {
 		a.upstream.Close()
 	}
 	a.host.Dispose()
+	a.closeRecorder()
 	if a.trail != nil {
 		_ = a.trail.Close()
+	}
+}
+
+// closeRecorder writes the recordings after the last call has returned.
+func (a *app) closeRecorder() {
+	if a.recorder != nil {
+		if err := a.recorder.Close(); err != nil {
+			a.log.Error("recording: " + err.Error())
+		}
 	}
 }
 

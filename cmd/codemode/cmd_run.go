@@ -43,9 +43,11 @@ type callJSON struct {
 
 func cmdRun(ctx context.Context, env *cliEnv, args []string) int {
 	var cf commonFlags
+	var ff fixtureFlags
 	var asJSON bool
 	fs := newFlags(env, "run", "[flags] FILE|-")
 	cf.register(fs)
+	ff.register(fs)
 	fs.BoolVar(&asJSON, "json", false, `print exactly one JSON object {"value","logs","error","calls","ms"} on stdout`)
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
@@ -67,7 +69,12 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	log, sync := newLogger(env.stderr, cf.verbose)
 	defer sync()
-	a, err := newApp(ctx, cfg, log)
+	rec, err := ff.apply(cfg, log)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode run: %v\n", err)
+		return exitUsage
+	}
+	a, err := newRecordingApp(ctx, cfg, log, rec)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode run: %v\n", err)
 		return exitUsage

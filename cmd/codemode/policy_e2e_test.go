@@ -93,8 +93,11 @@ func runClient(t *testing.T, spec clientSpec) clientOut {
 func policyConfig(t *testing.T, dir string, extra string) (path, auditPath string) {
 	t.Helper()
 	auditPath = filepath.Join(dir, "audit.jsonl")
+	// goja: the engine that records the program line an approval prompt
+	// shows (wazero's prompt says the line is unknown).
 	cfg := fmt.Sprintf(`{"mcpServers": {"fake": {"command": %q, "args": ["fakemcp"]}},
  "codemode": {
+  "engine": "goja",
   "policy": {"default": "allow", "rules": [
     {"tool": "mcp__fake__echo", "action": "ask", "reason": "echo needs a nod"},
     {"tool": "mcp__fake__ticker", "caller": "program", "action": "allow", "maxCallsPerRun": 2}
@@ -302,7 +305,7 @@ func TestPolicyHTTP(t *testing.T) {
 	needNode(t)
 	dir := t.TempDir()
 	cfg, auditPath := policyConfig(t, dir, "")
-	url := startHTTP(t, cfg)
+	url := startPolicyHTTP(t, cfg)
 	slowAllow := `await tools.mcp__fake__echo({ text: "a" }); return (await tools.mcp__fake__echo({ text: "b" })).text;`
 	var wg sync.WaitGroup
 	var a, b clientOut
@@ -356,8 +359,8 @@ func TestPolicyHTTP(t *testing.T) {
 	}
 }
 
-// startHTTP runs `codemode serve --listen 127.0.0.1:0` and returns its URL.
-func startHTTP(t *testing.T, cfg string) string {
+// startPolicyHTTP runs `codemode serve --listen 127.0.0.1:0` and returns its URL.
+func startPolicyHTTP(t *testing.T, cfg string) string {
 	t.Helper()
 	cmd := exec.Command(binary, "serve", "--config", cfg, "--listen", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()

@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
+	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
@@ -37,12 +39,13 @@ type target interface {
 // Every run is a code_run through Registry.Execute, so nested calls take
 // the registry's whole pipeline (ptc).
 type stack struct {
-	host   *scope.Scope
-	reg    *tools.Registry
-	plugin *codemode.Plugin
-	rt     *runtime.Runtime
-	agents []*tools.Agent
-	seq    atomic.Int64
+	host     *scope.Scope
+	reg      *tools.Registry
+	plugin   *codemode.Plugin
+	rt       *runtime.Runtime
+	upstream *upstream.Manager // fixture workloads only
+	agents   []*tools.Agent
+	seq      atomic.Int64
 }
 
 // checkEngine reports whether engine can be created here; the error says
@@ -55,7 +58,10 @@ func checkEngine(engine string) error {
 	return rt.Close()
 }
 
-func newStack(engine, mode string, agents int) (*stack, error) {
+// newStack builds the stack. With fixtures (server name → recording), the
+// tools are those recordings, mounted in process through the upstream
+// package as a {"fixture": …} config server is; else the fake's Go tools.
+func newStack(engine, mode string, agents int, fixtures map[string]string) (*stack, error) {
 	m := runtime.ModePerCall
 	if mode == ModePersistent {
 		m = runtime.ModePersistent
@@ -65,7 +71,25 @@ func newStack(engine, mode string, agents int) (*stack, error) {
 		return nil, err
 	}
 	s := &stack{host: scope.NewHost("host"), reg: tools.New(tools.Options{}), rt: rt}
-	if err := registerFakeTools(s.reg); err != nil {
+	if len(fixtures) > 0 {
+		servers := map[string]config.Server{}
+		for name, path := range fixtures {
+			servers[name] = config.Server{Fixture: path}
+		}
+		m, err := upstream.Start(context.Background(), s.reg, servers, upstream.Options{})
+		if err == nil {
+			err = readyAll(m)
+		}
+		if err != nil {
+			if m != nil {
+				m.Close()
+			}
+			s.host.Dispose()
+			rt.Close()
+			return nil, err
+		}
+		s.upstream = m
+	} else if err := registerFakeTools(s.reg); err != nil {
 		s.host.Dispose()
 		rt.Close()
 		return nil, err
@@ -123,8 +147,22 @@ func (s *stack) close() {
 	// Disposing the plugin releases every persistent environment; the
 	// runtime is ours (Options.Runtime), so it is closed here, last.
 	s.plugin.Close()
+	if s.upstream != nil {
+		s.upstream.Close()
+	}
 	s.host.Dispose()
 	s.rt.Close()
+}
+
+// readyAll reports why a server of m is not ready (a recording that does
+// not parse, say), or nil.
+func readyAll(m *upstream.Manager) error {
+	for _, st := range m.Status() {
+		if st.State != upstream.StateReady {
+			return fmt.Errorf("recording of %q: %s", st.Name, st.LastError)
+		}
+	}
+	return nil
 }
 
 // Schemas of the fake MCP server's tools (internal/fakemcp), so that the

@@ -8,15 +8,18 @@
 //	  "mcpServers": {
 //	    "fake":   {"command": "codemode", "args": ["fakemcp"], "env": {"K": "V"}, "cwd": "/tmp"},
 //	    "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer …"},
-//	               "maxFrameBytes": "32MiB"}
+//	               "maxFrameBytes": "32MiB"},
+//	    "github": {"fixture": "fixtures/github.txtar"}
 //	  },
-//	  "codemode": {"engine": "goja", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
+//	  "codemode": {"engine": "wazero", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
 //	               "native": ["mcp__fake__ticker"]}
 //	}
 //
-// A server has exactly one of command (stdio) and url (streamable HTTP);
-// "type" ("stdio", "http" or "streamable-http") is optional and, when
-// present, must agree. Durations are Go duration strings ("30s", "1m30s")
+// A server has exactly one of command (stdio), url (streamable HTTP) and
+// fixture (a recording, served in process; see internal/fixture); "type"
+// ("stdio", "http" or "streamable-http") is optional and, when present,
+// must agree. A relative fixture path is taken from the directory of the
+// config file ([Load]). Durations are Go duration strings ("30s", "1m30s")
 // or a number of milliseconds; sizes are strings with a unit (B, KB, MB,
 // GB, KiB, MiB, GiB) or a number of bytes.
 //
@@ -38,11 +41,18 @@
 //
 // A zero field of [CodeMode] means "not configured": the component that
 // reads it applies its own documented default.
+//
+// redact (codemode section) lists the redaction rules of recordings and
+// the audit trail: key names, matched case-insensitively at any depth, or
+// JSON pointers (see internal/redact). Absent (or empty), the defaults
+// apply: password, token, authorization, apiKey. A list replaces the
+// defaults; list them too to keep them.
 package config
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -65,12 +75,16 @@ type Config struct {
 const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http" // streamable HTTP; "streamable-http" in a file means the same
+	// TransportFixture is a recording served in process (the "fixture"
+	// key); see internal/fixture.
+	TransportFixture = "fixture"
 )
 
 // Server is one upstream MCP server.
 type Server struct {
-	// Transport is TransportStdio or TransportHTTP, derived from which of
-	// Command and URL is set (and from "type" when the file has it).
+	// Transport is TransportStdio, TransportHTTP or TransportFixture,
+	// derived from which of Command, URL and Fixture is set (and from
+	// "type" when the file has it).
 	Transport string
 
 	// Stdio servers.
@@ -84,6 +98,11 @@ type Server struct {
 	// Streamable-HTTP servers.
 	URL     string
 	Headers map[string]string
+
+	// Fixture is the path of a recording (package internal/fixture)
+	// served in process instead of a server: no child process, no
+	// network. [Load] makes a relative path relative to the config file.
+	Fixture string
 
 	// Roots makes the client advertise the roots capability to this server.
 	// Off by default: codemode has no roots to offer.
@@ -156,13 +175,23 @@ type CodeMode struct {
 	ApprovalTimeout time.Duration
 	// Audit is the audit trail; a zero Path means none.
 	Audit audit.Config
+	// Stateless makes the HTTP front serve every request with a session of
+	// its own (no Mcp-Session-Id), so that any replica of a fleet answers
+	// any request; only for per-call mode (see docs/deploy.md).
+	Stateless bool
+	// Replica names this process in HTTP session ids, for a load balancer
+	// that routes on them; "" means the host name and listen port.
+	Replica string
+	// DrainTimeout bounds how long a shutdown (SIGTERM) waits for running
+	// calls; 0 means 30s.
+	DrainTimeout time.Duration
 	// Redact lists redaction rules (key names or JSON pointers; see
 	// internal/redact); nil means the defaults. See [CodeMode.RedactRules].
 	Redact []string
 }
 
 // RedactRules returns the parsed Redact rules, or the defaults when none
-// are set.
+// are configured. c must have passed [Config.Validate].
 func (c CodeMode) RedactRules() *redact.Rules {
 	if len(c.Redact) == 0 {
 		return redact.Default()
@@ -202,7 +231,8 @@ func Default(exe string) *Config {
 	}}
 }
 
-// Load reads and parses the file at path. Errors name the file.
+// Load reads and parses the file at path, and makes relative fixture paths
+// relative to the file's directory. Errors name the file.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -211,6 +241,12 @@ func Load(path string) (*Config, error) {
 	c, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	for name, s := range c.Servers {
+		if s.Fixture != "" && !filepath.IsAbs(s.Fixture) {
+			s.Fixture = filepath.Join(filepath.Dir(path), s.Fixture)
+			c.Servers[name] = s
+		}
 	}
 	return c, nil
 }

@@ -68,13 +68,15 @@ func TestParseAccepts(t *testing.T) {
 				"memory": "256MiB", "maxSubcalls": 50, "maxConcurrentSubcalls": 4, "maxLogBytes": "64KiB",
 				"maxResultBytes": 1000000, "native": ["mcp__fake__ticker"], "catalogBudget": 4000,
 				"maxEnvironments": 16, "idleTTL": 600000, "listen": "127.0.0.1:8080",
-				"trustedHosts": ["localhost:8080", "[::1]:8080", "example.com"], "bearerTokenEnv": "TOKEN"}}`,
+				"trustedHosts": ["localhost:8080", "[::1]:8080", "example.com"], "bearerTokenEnv": "TOKEN",
+				"stateless": true, "replica": "r1", "drainTimeout": "45s"}}`,
 			want: &Config{Servers: map[string]Server{}, CodeMode: CodeMode{
 				Engine: runtime.EngineWazero, Mode: string(runtime.ModePersistent), Timeout: 90 * time.Second,
 				Memory: 256 << 20, MaxSubcalls: 50, MaxConcurrentSubcalls: 4, MaxLogBytes: 64 << 10,
 				MaxResultBytes: 1000000, Native: []string{"mcp__fake__ticker"}, CatalogBudget: 4000,
 				MaxEnvironments: 16, IdleTTL: 10 * time.Minute, Listen: "127.0.0.1:8080",
 				TrustedHosts: []string{"localhost:8080", "[::1]:8080", "example.com"}, BearerTokenEnv: "TOKEN",
+				Stateless: true, Replica: "r1", DrainTimeout: 45 * time.Second,
 			}},
 		},
 		{
@@ -100,6 +102,12 @@ func TestParseAccepts(t *testing.T) {
 				Audit:           audit.Config{Path: "audit.jsonl", MaxSizeMB: 100, MaxBackups: 5},
 				Redact:          []string{"token", "password", "/auth/pin"},
 			}},
+		},
+		{
+			name: "fixture server and redaction rules",
+			in:   `{"mcpServers": {"gh": {"fixture": "fixtures/gh.txtar", "maxFrameBytes": "1MiB"}}, "codemode": {"redact": ["secret", "/auth/pin"]}}`,
+			want: &Config{Servers: map[string]Server{"gh": {Transport: TransportFixture, Fixture: "fixtures/gh.txtar", MaxFrameBytes: 1 << 20}},
+				CodeMode: CodeMode{Redact: []string{"secret", "/auth/pin"}}},
 		},
 		{
 			name: "timeout as milliseconds, sizes in every unit",
@@ -181,6 +189,16 @@ func TestParseRefuses(t *testing.T) {
 		{"approval timeout", `{"codemode": {"approvalTimeout": "soon"}}`, []string{`codemode.approvalTimeout: "soon" is not a duration`}},
 		{"redact bad pointer", `{"codemode": {"redact": ["token", "/a~2"]}}`, []string{`codemode.redact[1]: "/a~2" is not a JSON pointer`}},
 		{"redact empty rule", `{"codemode": {"redact": [""]}}`, []string{"codemode.redact[0]: an empty rule"}},
+		{"stateless not bool", `{"codemode": {"stateless": "yes"}}`, []string{"codemode.stateless: want true or false, got a string"}},
+		{"empty replica", `{"codemode": {"replica": ""}}`, []string{"codemode.replica: must not be empty"}},
+		{"negative drain timeout", `{"codemode": {"drainTimeout": "-5s"}}`, []string{"codemode.drainTimeout:", "must be positive"}},
+		{"fixture and command", `{"mcpServers": {"fake": {"fixture": "f.txtar", "command": "x"}}}`, []string{"mcpServers.fake: has a fixture and a command or url"}},
+		{"fixture with env", `{"mcpServers": {"fake": {"fixture": "f.txtar", "env": {"A": "b"}}}}`, []string{"mcpServers.fake: args, env, cwd, headers and roots do not apply to a fixture server"}},
+		{"fixture with type", `{"mcpServers": {"fake": {"type": "stdio", "fixture": "f.txtar"}}}`, []string{`mcpServers.fake.type: a fixture server has no "type"`}},
+		{"empty fixture", `{"mcpServers": {"fake": {"fixture": ""}}}`, []string{"mcpServers.fake.fixture: must not be empty"}},
+		{"fixture not a string", `{"mcpServers": {"fake": {"fixture": ["a"]}}}`, []string{"mcpServers.fake.fixture: want a string, got an array"}},
+		{"redact not strings", `{"codemode": {"redact": "token"}}`, []string{"codemode.redact: want an array of strings, got a string"}},
+		{"redact misspelt", `{"codemode": {"redacted": ["token"]}}`, []string{`codemode.redacted: unknown key (did you mean "redact"?)`}},
 		{"server not object", `{"mcpServers": {"fake": "x"}}`, []string{"mcpServers.fake: want an object, got a string"}},
 		{"servers not object", `{"mcpServers": []}`, []string{"mcpServers: want an object, got an array"}},
 		{"no command or url", `{"mcpServers": {"fake": {"args": []}}}`, []string{"mcpServers.fake: needs a command"}},
@@ -307,6 +325,29 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("Load(missing): got nil error, want one")
+	}
+	fx := filepath.Join(dir, "fx.json")
+	if err := os.WriteFile(fx, []byte(`{"mcpServers": {"rel": {"fixture": "rec/rel.txtar"}, "abs": {"fixture": "/srv/abs.txtar"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Servers["rel"].Fixture, filepath.Join(dir, "rec", "rel.txtar"); got != want {
+		t.Errorf("relative fixture: got %s, want %s (relative to the config file)", got, want)
+	}
+	if got := c.Servers["abs"].Fixture; got != "/srv/abs.txtar" {
+		t.Errorf("absolute fixture: got %s, want it unchanged", got)
+	}
+}
+
+func TestRedactRules(t *testing.T) {
+	if got := strings.Join((CodeMode{}).RedactRules().Entries(), ","); got != "password,token,authorization,apiKey" {
+		t.Errorf("unconfigured: got %s, want the defaults", got)
+	}
+	if got := strings.Join((CodeMode{Redact: []string{"pin", "/a/b"}}).RedactRules().Entries(), ","); got != "pin,/a/b" {
+		t.Errorf("configured: got %s, want pin,/a/b (the list replaces the defaults)", got)
 	}
 }
 

@@ -47,9 +47,12 @@ type field[T any] struct {
 	// values it takes).
 	empty string
 	help  string
-	// read replaces the valueKind's reader (for keys whose value maps to
+	// read replaces the kind's reader (for keys whose value maps to
 	// something else, such as a server's "type").
 	read func(p *parser, raw json.RawMessage, path string, t *T)
+	// omit, if set, leaves the key out of writeObject for t (a value the
+	// file spells by another key).
+	omit func(t *T) bool
 	// sub is the table of a kObject's value (at returns *U) or of each
 	// element of a kObjects' value (at returns *[]U).
 	sub table
@@ -143,13 +146,16 @@ func rowsOf[T any](fields []field[T], prefix string) []docRow {
 
 var serverFields = []field[Server]{
 	{key: "type", help: `"stdio", "http" or "streamable-http"; optional, and when present it must agree with command or url`,
-		at: func(s *Server) any { return &s.Transport }, read: readTransport},
+		at: func(s *Server) any { return &s.Transport }, read: readTransport,
+		omit: func(s *Server) bool { return s.Transport == TransportFixture }}, // known by its "fixture" key
 	{key: "command", kind: kString, at: func(s *Server) any { return &s.Command }, help: "the program of a stdio server"},
 	{key: "args", kind: kStrings, at: func(s *Server) any { return &s.Args }, help: "its arguments"},
 	{key: "env", kind: kStringMap, at: func(s *Server) any { return &s.Env }, help: "variables added to codemode's own environment"},
 	{key: "cwd", kind: kPath, at: func(s *Server) any { return &s.Cwd }, help: "its working directory (default: codemode's)"},
 	{key: "url", kind: kString, at: func(s *Server) any { return &s.URL }, help: "the endpoint of a streamable-HTTP server"},
 	{key: "headers", kind: kStringMap, at: func(s *Server) any { return &s.Headers }, help: "headers sent with every request"},
+	{key: "fixture", kind: kString, at: func(s *Server) any { return &s.Fixture },
+		help: "a recording (docs/fixtures.md) served in process instead of a server; relative to the config file"},
 	{key: "roots", kind: kBool, at: func(s *Server) any { return &s.Roots }, help: "advertise the roots capability to the server"},
 	{key: "maxFrameBytes", kind: kSize, at: func(s *Server) any { return &s.MaxFrameBytes },
 		help: "the largest JSON-RPC message exchanged with the server (4 KiB to 1 GiB; default 16 MiB)"},
@@ -176,6 +182,12 @@ var codeModeFields = []field[CodeMode]{
 	{key: "trustedHosts", kind: kStrings, at: func(c *CodeMode) any { return &c.TrustedHosts }, help: "extra canonical host[:port] values the HTTP front accepts in Host"},
 	{key: "bearerToken", kind: kString, at: func(c *CodeMode) any { return &c.BearerToken }, help: "the token the HTTP front requires"},
 	{key: "bearerTokenEnv", kind: kString, at: func(c *CodeMode) any { return &c.BearerTokenEnv }, help: "the environment variable holding that token (not both)"},
+	{key: "stateless", kind: kBool, at: func(c *CodeMode) any { return &c.Stateless },
+		help: "HTTP: a session per request (no Mcp-Session-Id), so any replica answers any request; per-call mode only (docs/deploy.md)"},
+	{key: "replica", kind: kString, at: func(c *CodeMode) any { return &c.Replica },
+		help: "HTTP: the name session ids start with (NAME.<random>), for a load balancer to route on (default: host name and listen port)"},
+	{key: "drainTimeout", kind: kDuration, at: func(c *CodeMode) any { return &c.DrainTimeout },
+		help: "on SIGTERM: how long running calls may take to finish before the server exits (default 30s)"},
 	{key: "policy", kind: kObject, sub: objectOf(policyFields), at: func(c *CodeMode) any { return &c.Policy },
 		help: "the operator's rules for every call, direct or nested (see [policy.md](policy.md))"},
 	{key: "approvalTimeout", kind: kDuration, at: func(c *CodeMode) any { return &c.ApprovalTimeout },
@@ -183,7 +195,7 @@ var codeModeFields = []field[CodeMode]{
 	{key: "audit", kind: kObject, sub: objectOf(auditFields), at: func(c *CodeMode) any { return &c.Audit },
 		help: "the audit trail: one JSON line per call, written before the call is reported done"},
 	{key: "redact", kind: kStrings, at: func(c *CodeMode) any { return &c.Redact },
-		help: "argument values hidden from approval prompts and the audit digest: key names (any depth, any case) or JSON pointers (default: password, token, authorization, apiKey)"},
+		help: "fields hidden from approval prompts, the audit digest and recordings: key names (any depth, any case) or JSON pointers (default: password, token, authorization, apiKey)"},
 }
 
 var policyFields = []field[policy.Spec]{
@@ -358,6 +370,9 @@ func writeObject[T any](fields []field[T], t *T) json.RawMessage {
 	n := 0
 	for _, f := range fields {
 		ptr := f.at(t)
+		if f.omit != nil && f.omit(t) {
+			continue
+		}
 		var val []byte
 		if f.sub != nil {
 			if f.sub.zero(ptr) {

@@ -350,10 +350,14 @@ func (p *parser) server(raw json.RawMessage, path string) Server {
 		p.add(join(path, "command"), `an HTTP server has a url, not a command`)
 	}
 	switch {
+	case s.Fixture != "" && typ != "":
+		p.add(join(path, "type"), `a fixture server has no "type"`)
 	case s.Command != "":
 		s.Transport = TransportStdio
 	case s.URL != "":
 		s.Transport = TransportHTTP
+	case s.Fixture != "":
+		s.Transport = TransportFixture
 	default:
 		s.Transport = typ
 	}

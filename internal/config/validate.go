@@ -15,10 +15,10 @@ import (
 )
 
 // Validate checks c as [Parse] would: server names usable in tool names,
-// exactly one of command and url per server, frame limits in range, known
+// exactly one of command, url and fixture per server, frame limits in range, known
 // engine and mode names, non-negative limits, a host:port listen address,
-// canonical trusted hosts, and at most one of BearerToken and
-// BearerTokenEnv. Zero fields of CodeMode, and a zero MaxFrameBytes, are
+// canonical trusted hosts, at most one of BearerToken and BearerTokenEnv,
+// and redaction rules that parse. Zero fields of CodeMode, and a zero MaxFrameBytes, are
 // valid ("not configured"). The error is an *[Error].
 func (c *Config) Validate() error {
 	var p parser
@@ -57,12 +57,16 @@ func validateServer(p *parser, path string, s Server) {
 		p.add(join(path, "maxFrameBytes"), "%d bytes is out of range (want %dKiB to %dGiB; leave the key out for the default, %dMiB)",
 			n, MinFrameLimit>>10, MaxFrameLimit>>30, DefaultFrameLimit>>20)
 	}
+	if s.Fixture != "" {
+		validateFixtureServer(p, path, s)
+		return
+	}
 	switch {
 	case s.Command != "" && s.URL != "":
 		p.add(path, "has both command and url; a server has exactly one (command: stdio, url: streamable HTTP)")
 		return
 	case s.Command == "" && s.URL == "":
-		p.add(path, "needs a command (stdio server) or a url (streamable-HTTP server)")
+		p.add(path, "needs a command (stdio server), a url (streamable-HTTP server) or a fixture (a recording)")
 		return
 	}
 	want := TransportStdio
@@ -107,6 +111,24 @@ func validateServer(p *parser, path string, s Server) {
 		} else if strings.ContainsAny(s.Headers[k], "\r\n\x00") {
 			p.add(join(join(path, "headers"), k), "the value must not contain CR, LF or NUL")
 		}
+	}
+}
+
+// validateFixtureServer checks a server given as a recording: nothing of
+// a process or a URL applies to it.
+func validateFixtureServer(p *parser, path string, s Server) {
+	if s.Command != "" || s.URL != "" {
+		p.add(path, "has a fixture and a command or url; a server has exactly one of command, url and fixture")
+		return
+	}
+	if s.Transport != "" && s.Transport != TransportFixture {
+		p.add(join(path, "type"), "%q does not match the server's fixture", s.Transport)
+	}
+	if len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" || len(s.Headers) > 0 || s.Roots {
+		p.add(path, "args, env, cwd, headers and roots do not apply to a fixture server")
+	}
+	if strings.ContainsRune(s.Fixture, 0) {
+		p.add(join(path, "fixture"), "contains a NUL byte")
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/fakemcp"
+	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -49,10 +51,14 @@ type mounted struct {
 }
 
 func newServer(m *Manager, name string, cfg config.Server) *server {
-	if cfg.Transport == "" { // programmatic configs may leave it to Command/URL
-		cfg.Transport = config.TransportStdio
-		if cfg.URL != "" {
+	if cfg.Transport == "" { // programmatic configs may leave it to Command/URL/Fixture
+		switch {
+		case cfg.URL != "":
 			cfg.Transport = config.TransportHTTP
+		case cfg.Fixture != "":
+			cfg.Transport = config.TransportFixture
+		default:
+			cfg.Transport = config.TransportStdio
 		}
 	}
 	return &server{
@@ -296,6 +302,8 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 			lw.Flush()
 		}
 		return &stdioTransport{cmd: cmd, limit: s.frameLimit(), terminate: s.m.opts.TerminateTimeout, log: s.log}, release, nil
+	case config.TransportFixture:
+		return s.fixtureTransport()
 	case config.TransportHTTP:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		t := &mcp.StreamableClientTransport{
@@ -312,6 +320,26 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 		return t, base.CloseIdleConnections, nil
 	}
 	return nil, nil, fmt.Errorf("server %s: unknown transport %q", s.name, s.cfg.Transport)
+}
+
+// fixtureTransport serves the server's recording in process and returns
+// the client's end of an in-memory transport to it.
+func (s *server) fixtureTransport() (mcp.Transport, func(), error) {
+	fx, err := fixture.ReadFile(s.cfg.Fixture)
+	if err != nil {
+		return nil, nil, err
+	}
+	lw := newLineWriter(s.log)
+	srv, err := fakemcp.NewFixtureServer(fx, fakemcp.Options{Log: lw})
+	if err != nil {
+		return nil, nil, fmt.Errorf("fixture %s: %w", s.cfg.Fixture, err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fixture %s: %w", s.cfg.Fixture, err)
+	}
+	return ct, func() { _ = ss.Close(); lw.Flush() }, nil
 }
 
 // headerTransport adds the configured headers to every request.
@@ -340,6 +368,9 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 		list = append(list, t)
 	}
 	s.reconcile(list)
+	if r := s.m.opts.Recorder; r != nil {
+		r.RecordSession(s.name, sess.InitializeResult(), list)
+	}
 	return nil
 }
 

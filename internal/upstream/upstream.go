@@ -66,6 +66,15 @@
 // So a server can make codemode hold at most one limit's worth of a
 // message (and the SDK its own copy of it), whatever it sends.
 //
+// # Fixtures
+//
+// A server given as {"fixture": path} is its recording (internal/fixture)
+// served in process by internal/fakemcp over in-memory transports: no
+// child process, no network, and everything above (the registry, the
+// provenance, the frame limit on requests) as for a real server. Each
+// connection reads the file again and starts a fresh matcher.
+// Options.Recorder records any server's session (codemode --record).
+//
 // # Provenance
 //
 // Every tools/call carries the calling execution's ids in _meta:
@@ -92,6 +101,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -145,6 +155,25 @@ type Options struct {
 	// transport reads is not filtered: the frame limit then bounds
 	// requests only.
 	Transport func(name string, s config.Server) (mcp.Transport, error)
+	// Recorder, if non-nil, is told what every server sent: see
+	// [Recorder]. A server given as a fixture is recorded like any other.
+	Recorder Recorder
+}
+
+// Recorder observes each server's session as the client sees it, so it
+// can be written down as a fixture (*fixture.Recorder implements it).
+// Both methods are called synchronously and must not block: RecordSession
+// by the server's own goroutine after every connection and every
+// re-listing of its tools (list_changed), with the initialize result and
+// the whole tool list; RecordCall on the calling goroutine after every
+// tools/call that was sent, with the arguments sent and the result or
+// error received (an error that is no answer from the server, such as a
+// lost connection or a cancellation, is passed too, as a non-JSON-RPC
+// error). A reply our frame filter replaced (RESULT_TOO_LARGE) is not
+// passed: the server's answer was never read.
+type Recorder interface {
+	RecordSession(server string, init *mcp.InitializeResult, tools []*mcp.Tool)
+	RecordCall(server string, x fixture.Exchange)
 }
 
 func (o *Options) setDefaults() {
