@@ -17,6 +17,7 @@ require (
 	golang.org/x/sys v0.44.0
 	golang.org/x/text v0.3.8
 	golang.org/x/tools v0.42.0
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 )
 
 require (

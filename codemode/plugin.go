@@ -51,7 +51,8 @@ type Options struct {
 	// Limits, and closes it when the plugin is unloaded.
 	Runtime *runtime.Runtime
 	// Engine is one of runtime.Engines (used when Runtime is nil). If empty,
-	// the runtime's default.
+	// the runtime's default, wazero: the hard memory and CPU caps are the
+	// default.
 	Engine string
 	// Mode is runtime.ModePerCall or runtime.ModePersistent. If empty,
 	// per-call.

@@ -64,12 +64,12 @@ const (
 // STACK_OVERFLOW, and a promise that can never settle. server is the
 // runtime's own budget, to tell a limit the request lowered from the
 // server's.
-func (r *recorder) explain(e *errs.Error, server Limits, deadline time.Time) *errs.Error {
+func (r *recorder) explain(e *errs.Error, server Limits, deadline time.Time, expired bool) *errs.Error {
 	if e == nil {
 		return nil
 	}
 	switch {
-	case e.Code == errs.CodeTimeout && !time.Now().Before(deadline):
+	case e.Code == errs.CodeTimeout && (expired || !time.Now().Before(deadline)):
 		return r.timeout(e, server, deadline)
 	case e.Code == errs.CodeMemoryLimit:
 		return reworded(e, fmt.Sprintf("the program exceeded its memory budget of %s: hold less at once (process results as they arrive, keep summaries rather than whole responses)", sizeText(r.limits.MemoryBytes)), "memory")

@@ -35,7 +35,7 @@ func TestExplainWordsEngineFailuresAlike(t *testing.T) {
 				{n: 1, name: "fast", start: start.Add(100 * time.Millisecond), end: start.Add(200 * time.Millisecond)},
 				{n: 2, name: "slow", start: start.Add(time.Second)}, // in flight at the deadline
 			}
-			got := r.explain(&errs.Error{Code: tt.code, Message: msg, Info: map[string]any{"line": 3}}, server, start.Add(server.Timeout))
+			got := r.explain(&errs.Error{Code: tt.code, Message: msg, Info: map[string]any{"line": 3}}, server, start.Add(server.Timeout), false)
 			if got.Code != tt.code || got.Message != tt.want || got.Info["line"] != 3 {
 				t.Errorf("%s, from %q:\ngot  %s %q %v\nwant %s %q", tt.name, msg, got.Code, got.Message, got.Info, tt.code, tt.want)
 			}
@@ -44,7 +44,7 @@ func TestExplainWordsEngineFailuresAlike(t *testing.T) {
 	// A TIMEOUT before the program's deadline (a tool's own) is the tool's.
 	r := &recorder{limits: server, start: time.Now()}
 	own := &errs.Error{Code: errs.CodeTimeout, Message: "tool x timed out waiting for upstream server \"s\""}
-	if got := r.explain(own, server, time.Now().Add(time.Hour)); got != own {
+	if got := r.explain(own, server, time.Now().Add(time.Hour), false); got != own {
 		t.Errorf("a tool's own timeout was reworded: %q", got.Message)
 	}
 }

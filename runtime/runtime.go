@@ -8,7 +8,7 @@
 //
 // # Running a program
 //
-//	rt, _ := runtime.New(runtime.Options{})
+//	rt, _ := runtime.New(runtime.Options{}) // wazero; Engine: EngineGoja for goja
 //	defer rt.Close()
 //	out := rt.Run(ctx, runtime.Request{Code: "return 1 + 1"})
 //	// out.Value == `2`
@@ -154,10 +154,13 @@ func (l Limits) over(base Limits) Limits {
 	return l
 }
 
-// Options configures a Runtime. The zero value means goja with default
+// Options configures a Runtime. The zero value means wazero with default
 // limits.
 type Options struct {
-	// Engine is EngineGoja or EngineWazero. If empty, EngineGoja.
+	// Engine is EngineWazero or EngineGoja. If empty, EngineWazero:
+	// programs usually come from a model, and wazero's memory cap and
+	// deadline are hard; goja is faster but its memory guard is best
+	// effort (see docs/engines.md).
 	Engine string
 	// Limits is the default budget of every run.
 	Limits Limits
@@ -166,8 +169,8 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheDir is where the wazero engine keeps its compilation cache. If
 	// empty, <user cache dir>/codemode/wazero; "off" disables it. The
-	// QuickJS artifact itself is found through $CODEMODE_QUICKJS_DIR or the
-	// user cache directory (see scripts/fetch-quickjs.sh).
+	// QuickJS artifact itself is embedded in the binary;
+	// $CODEMODE_QUICKJS_DIR names a directory to load it from instead.
 	CacheDir string
 	// PoolSize is the number of warm per-call environments. If zero, the
 	// engine's default.
@@ -192,10 +195,10 @@ func New(opts Options) (*Runtime, error) {
 	}
 	var err error
 	switch opts.Engine {
-	case "", EngineGoja:
-		rt.opts.Engine = EngineGoja
+	case EngineGoja:
 		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
-	case EngineWazero:
+	case "", EngineWazero:
+		rt.opts.Engine = EngineWazero
 		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
 	default:
 		return nil, fmt.Errorf("runtime: unknown engine %q (want one of %q)", opts.Engine, Engines())
@@ -339,9 +342,13 @@ func checkSize(code string, limits Limits) *errs.Error {
 // starts before preparation: parsing and compiling count against it.
 func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limits Limits, persistent bool) Outcome {
 	var out Outcome
-	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
-	defer cancel() // cancels in-flight nested calls when the program ends
-	deadline, _ := ctx.Deadline()
+	// The program's time is a clock an approval can hold (see deadline.go);
+	// the engines see it as their context, and no fixed Job.Deadline.
+	clk := newClock(ctx, limits.Timeout)
+	clk.source = req.Code
+	defer clk.stop() // cancels in-flight nested calls when the program ends
+	deadline := clk.deadline
+	ctx = clk
 	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth})
 	if err != nil {
 		out.Err = errs.AsError(err)
@@ -361,9 +368,8 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Tools:       req.Tools,
 		Call:        rec.call,
 		Log:         rec.log,
-		Deadline:    deadline,
 	})
-	cancel()
+	clk.stop()
 	if n := rec.wait(); n > 0 {
 		rt.log.Warn("nested calls still running after their program ended; a tool body ignores cancellation",
 			slog.Int("calls", n), slog.Duration("waited", callGrace))
@@ -374,7 +380,15 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		out.Value = nil
 		out.Err = errs.Errorf(errs.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
 	}
-	out.Err = boundError(rec.explain(out.Err, rt.limits, deadline))
+	out.Err = rec.explain(out.Err, rt.limits, clk.final(), clk.expired.Load())
+	if out.Err != nil && out.Err.Code == errs.CodeTimeout {
+		if held := clk.heldFor(); held > 0 {
+			c := *out.Err
+			c.Message += fmt.Sprintf(" (not counting %s spent waiting for approval)", held.Round(time.Millisecond))
+			out.Err = &c
+		}
+	}
+	out.Err = boundError(out.Err)
 	return out
 }
 

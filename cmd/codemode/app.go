@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fixture"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
@@ -37,7 +39,7 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config `file` (default ./codemode.json if present, else the embedded default: the fake MCP server)")
-	fs.StringVar(&c.engine, "engine", "", "JavaScript engine: goja or wazero (overrides the config)")
+	fs.StringVar(&c.engine, "engine", "", "JavaScript engine: wazero (default: QuickJS with hard memory and CPU caps) or goja (faster, best-effort memory guard); overrides the config")
 	fs.StringVar(&c.mode, "mode", "", "environments: per-call or persistent-in-memory (overrides the config)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "wall-clock limit per program, e.g. 30s (overrides the config)")
 	fs.StringVar(&c.memory, "memory", "", "memory budget per environment, e.g. 256MiB (overrides the config)")
@@ -157,6 +159,8 @@ type app struct {
 	preset   *scope.Scope
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
+	policy   *policy.Policy
+	trail    *audit.Trail      // nil without an audit trail
 	recorder *fixture.Recorder // nil unless --record
 	log      *slog.Logger
 }
@@ -170,7 +174,23 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, er
 func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *fixture.Recorder) (*app, error) {
 	a := &app{log: log, recorder: rec}
 	a.host = scope.NewHost("host")
-	a.reg = tools.New(cfg.RegistryOptions(log))
+	var err error
+	if a.policy, err = policy.New(cfg.PolicyOptions(log)); err != nil {
+		return nil, err
+	}
+	ropts := cfg.RegistryOptions(log)
+	ropts.Approver = a.policy
+	a.reg = tools.New(ropts)
+	// The trail first: the outermost middleware, so it sees every call and
+	// its final result, and its line is written before the call is done.
+	if opts, ok := cfg.AuditOptions(log); ok {
+		opts.Session = a.policy.SessionOf
+		if a.trail, err = audit.Open(opts); err != nil {
+			return nil, err
+		}
+		a.reg.Use(a.trail.Middleware())
+	}
+	a.policy.Install(a.reg)
 	a.preset = a.host.Child(scope.KindPreset, presetKey)
 	uopts := upstream.Options{Logger: log}
 	if rec != nil {
@@ -178,8 +198,7 @@ func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 	}
 	m, err := upstream.Start(ctx, a.reg, cfg.Servers, uopts)
 	if err != nil {
-		a.host.Dispose()
-		a.closeRecorder()
+		a.Close()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
@@ -202,6 +221,9 @@ func (a *app) Close() {
 	}
 	a.host.Dispose()
 	a.closeRecorder()
+	if a.trail != nil {
+		_ = a.trail.Close()
+	}
 }
 
 // closeRecorder writes the recordings after the last call has returned.

@@ -40,6 +40,7 @@ func commands() []command {
 		{"serve", "serve code mode over MCP (stdio, or streamable HTTP with --listen)", cmdServe},
 		{"run", "run one program against the configured tools", cmdRun},
 		{"tools", "print the tool catalog (list | search QUERY | describe NAME...)", cmdTools},
+		{"policy", "explain which policy rule decides a call (explain TOOL [--caller program])", cmdPolicy},
 		{"verify", "check the code-mode contract with the real registry and print PASS/FAIL", cmdVerify},
 		{"prompt", "print what a model is given (the tool list and the instructions) with token counts", cmdPrompt},
 		{"bench", "benchmark engines and modes (per-call vs persistent)", cmdBench},

@@ -5,15 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
-
-	"net"
-	"net/http"
-	"os"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/internal/front"
-	"github.com/codemode/codemode/internal/httpfence"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/tools"
 )
@@ -127,97 +120,4 @@ func cmdVerify(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	fmt.Fprintln(env.stdout, "PASS")
 	return exitOK
-}
-
-func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
-	var cf commonFlags
-	var ff fixtureFlags
-	var listen string
-	fs := newFlags(env, "serve", "[flags]")
-	cf.register(fs)
-	ff.register(fs)
-	fs.StringVar(&listen, "listen", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080)")
-	if code, ok := parseFlags(env, fs, args); !ok {
-		return code
-	}
-	cfg, src, err := cf.loadConfig()
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: config: %v\n", err)
-		return exitUsage
-	}
-	if listen == "" {
-		listen = cfg.CodeMode.Listen
-	}
-	var fence httpfence.Config
-	if listen != "" {
-		fence = httpfence.Config{Listen: listen, TrustedHosts: cfg.CodeMode.TrustedHosts, BearerToken: cfg.CodeMode.Token(nil)}
-		if err := httpfence.Check(fence); err != nil {
-			fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-			return exitUsage
-		}
-	}
-	log, sync := newLogger(env.stderr, cf.verbose)
-	defer sync()
-	log.Info("codemode serve", "config", src)
-	warnDemo(log, src)
-	rec, err := ff.apply(cfg, log)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitUsage
-	}
-	a, err := newRecordingApp(ctx, cfg, log, rec)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitUsage
-	}
-	defer a.Close()
-	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log})
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitFail
-	}
-	defer srv.Close()
-	if listen == "" {
-		in, ok1 := env.stdin.(*os.File)
-		out, ok2 := env.stdout.(*os.File)
-		if !ok1 || !ok2 {
-			fmt.Fprintln(env.stderr, "codemode serve: stdin and stdout must be files or pipes")
-			return exitUsage
-		}
-		if err := srv.ServeStdio(ctx, in, out); err != nil && ctx.Err() == nil {
-			log.Debug("codemode serve: session ended", "err", err)
-		}
-		return exitOK
-	}
-	return serveHTTP(ctx, env, srv, fence)
-}
-
-func serveHTTP(ctx context.Context, env *cliEnv, srv *front.Server, fence httpfence.Config) int {
-	// Listen first: with port 0 the fence must know the port it got.
-	ln, err := net.Listen("tcp", fence.Listen)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitUsage
-	}
-	fence.Listen = ln.Addr().String()
-	h, err := srv.HTTPHandler(fence)
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitUsage
-	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(env.stderr, "codemode: serving MCP at http://%s/mcp\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-		return exitOK
-	case err := <-errc:
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitFail
-	}
 }

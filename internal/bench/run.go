@@ -46,9 +46,13 @@ type Options struct {
 	// Concurrency is the number of workers (and agents) running at once.
 	// If zero, 1.
 	Concurrency int
-	// Via is "" (in process, the default) or "mcp": code_run through
-	// `codemode serve` over stdio.
+	// Via is "" (in process, the default), "mcp" (code_run through
+	// `codemode serve` over stdio) or "http" (code_run against a running
+	// server at URL, over streamable HTTP: a replica, or a fleet's nginx).
 	Via string
+	// URL is the server Via "http" measures. Its engine and mode must be
+	// the one engine and mode of the run (checked with code_debug).
+	URL string
 	// Executable is the codemode binary Via "mcp" spawns. If empty,
 	// os.Executable().
 	Executable string
@@ -71,6 +75,7 @@ const minRuns = 10
 const (
 	ViaInProcess = "in-process"
 	ViaMCP       = "mcp"
+	ViaHTTP      = "http"
 )
 
 // AllEngines are the engines Run tries by default.
@@ -90,7 +95,7 @@ func (o Options) withDefaults() Options {
 		o.Via = ViaInProcess
 	}
 	if o.Workloads == nil {
-		if o.Via == ViaMCP {
+		if o.Via == ViaMCP || o.Via == ViaHTTP {
 			for _, w := range Workloads() {
 				switch w.Name {
 				case "trivial", "calls10", "parallel10", "repl":
@@ -140,8 +145,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		opts.Workloads = append(slices.Clip(opts.Workloads), fws...)
 	}
-	if opts.Via != ViaInProcess && opts.Via != ViaMCP {
-		return nil, fmt.Errorf("bench: unknown via %q (want %q)", opts.Via, ViaMCP)
+	switch opts.Via {
+	case ViaInProcess, ViaMCP:
+	case ViaHTTP:
+		if opts.URL == "" || len(opts.Engines) != 1 || len(opts.Modes) != 1 {
+			return nil, fmt.Errorf("bench: via %q measures the server at URL: give its URL, and its one engine and mode", ViaHTTP)
+		}
+	default:
+		return nil, fmt.Errorf("bench: unknown via %q (want %q or %q)", opts.Via, ViaMCP, ViaHTTP)
 	}
 	for _, m := range opts.Modes {
 		if m != ModePerCall && m != ModePersistent {
@@ -163,7 +174,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("bench: unknown engine %q (want one of %q)", e, runtime.Engines())
 		}
 		st := EngineStatus{Name: e, Available: true}
-		if err := checkEngine(e); err != nil {
+		if opts.Via == ViaHTTP {
+			// The server's engine: newHTTPTarget checks it is this one.
+			engines = append(engines, e)
+		} else if err := checkEngine(e); err != nil {
 			st.Available, st.Reason = false, err.Error()
 		} else {
 			engines = append(engines, e)
@@ -199,7 +213,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 func newTarget(opts Options, engine, mode string, w *Workload) (target, error) {
-	if opts.Via == ViaMCP {
+	switch opts.Via {
+	case ViaMCP:
 		if len(w.fixtures) == 0 {
 			return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, "")
 		}
@@ -214,6 +229,8 @@ func newTarget(opts Options, engine, mode string, w *Workload) (target, error) {
 		}
 		t.cleanup = remove
 		return t, nil
+	case ViaHTTP:
+		return newHTTPTarget(opts.URL, engine, mode, opts.Concurrency)
 	}
 	return newStack(engine, mode, opts.Concurrency, w.fixtures)
 }

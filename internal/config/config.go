@@ -11,7 +11,7 @@
 //	               "maxFrameBytes": "32MiB"},
 //	    "github": {"fixture": "fixtures/github.txtar"}
 //	  },
-//	  "codemode": {"engine": "goja", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
+//	  "codemode": {"engine": "wazero", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
 //	               "native": ["mcp__fake__ticker"]}
 //	}
 //
@@ -57,6 +57,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/internal/redact"
 )
 
@@ -166,6 +168,23 @@ type CodeMode struct {
 	BearerToken    string
 	BearerTokenEnv string
 
+	// Policy is the operator's rules for calls (see internal/policy); zero
+	// means none: every call is allowed.
+	Policy policy.Spec
+	// ApprovalTimeout bounds an ask's wait for a person; 0 means 2m.
+	ApprovalTimeout time.Duration
+	// Audit is the audit trail; a zero Path means none.
+	Audit audit.Config
+	// Stateless makes the HTTP front serve every request with a session of
+	// its own (no Mcp-Session-Id), so that any replica of a fleet answers
+	// any request; only for per-call mode (see docs/deploy.md).
+	Stateless bool
+	// Replica names this process in HTTP session ids, for a load balancer
+	// that routes on them; "" means the host name and listen port.
+	Replica string
+	// DrainTimeout bounds how long a shutdown (SIGTERM) waits for running
+	// calls; 0 means 30s.
+	DrainTimeout time.Duration
 	// Redact lists redaction rules (key names or JSON pointers; see
 	// internal/redact); nil means the defaults. See [CodeMode.RedactRules].
 	Redact []string

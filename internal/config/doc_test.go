@@ -13,17 +13,18 @@ var update = flag.Bool("update", false, "rewrite docs/config.md from the field t
 var kindNames = map[valueKind]string{
 	kString: "string", kPath: "string", kBool: "boolean", kStrings: "array of strings",
 	kStringMap: "object of strings", kCount: "whole number ≥ 1", kSize: "size", kDuration: "duration",
+	kOptBool: "boolean", kObject: "object", kObjects: "array of objects",
 }
 
 func fieldRows[T any](fields []field[T]) string {
 	var b strings.Builder
 	b.WriteString("| key | value | what it sets |\n|---|---|---|\n")
-	for _, f := range fields {
-		k := kindNames[f.kind]
-		if f.read != nil {
+	for _, r := range rowsOf(fields, "") {
+		k := kindNames[r.kind]
+		if r.custom {
 			k = "string"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.key, k, f.help)
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.key, k, r.help)
 	}
 	return b.String()
 }

@@ -10,18 +10,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/internal/httpfence"
 	"github.com/codemode/codemode/internal/stdiox"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,6 +33,17 @@ type Options struct {
 	Preset   *scope.Scope // the preset the sessions' agents belong to
 	// Logger receives session events. If nil, nothing is logged.
 	Logger *slog.Logger
+	// OnSession, if set, is called once per session with the session's
+	// agent, before the session's first call runs: how the policy finds
+	// whom to ask about a call (it forgets the session with the agent's
+	// scope, disposed when the session ends).
+	OnSession func(*tools.Agent, *mcp.ServerSession)
+	// Replica names this process in the HTTP session ids it hands out:
+	// "<replica>.<random>", so that a load balancer in front of several
+	// processes can send a session's requests to the one that holds it
+	// (see docs/deploy.md). It must match [ReplicaPattern]. If empty, ids
+	// are random alone.
+	Replica string
 }
 
 // Server is the MCP front. One Server serves any number of sessions.
@@ -45,6 +55,7 @@ type Server struct {
 	seq      atomic.Int64
 	calls    atomic.Int64
 	unwatch  func()
+	drainState
 }
 
 // New builds the front. The instructions are the Code Mode section of a
@@ -54,6 +65,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	if opts.Replica != "" && !replicaRe.MatchString(opts.Replica) {
+		return nil, fmt.Errorf("front: replica name %q does not match %s", opts.Replica, ReplicaPattern)
+	}
 	instructions, err := s.instructions(ctx)
 	if err != nil {
 		return nil, err
@@ -62,6 +76,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Instructions: instructions,
 		Logger:       s.log,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		GetSessionID: s.newSessionID,
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	s.unwatch = opts.Registry.OnChange(func(l tools.Layer) {
@@ -74,6 +89,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 
 // Close stops watching the registry. Sessions end with their transports.
 func (s *Server) Close() { s.unwatch() }
+
+// errShuttingDown answers a call that arrives while the server drains.
+var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "codemode: the server is shutting down; start a new session"}
 
 // changeProbe is a tool the SDK's own table holds for an instant so that it
 // sends notifications/tools/list_changed (see toolsChanged).
@@ -143,6 +161,9 @@ func (s *Server) agentFor(ss *mcp.ServerSession) (*tools.Agent, error) {
 		a.Scope().Dispose()
 		return prev.(*tools.Agent), nil
 	}
+	if s.opts.OnSession != nil {
+		s.opts.OnSession(a, ss)
+	}
 	s.log.Info("front: session started", slog.String("agent", id))
 	go func() {
 		_ = ss.Wait()
@@ -155,6 +176,18 @@ func (s *Server) agentFor(ss *mcp.ServerSession) (*tools.Agent, error) {
 
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !strings.HasPrefix(method, "notifications/") {
+			// A call: Drain waits for its reply (see drain.go).
+			s.running.Add(1)
+			defer func() {
+				s.answered.Add(1)
+				s.running.Add(-1)
+				s.kick()
+			}()
+			if s.draining.Load() {
+				return nil, errShuttingDown
+			}
+		}
 		switch r := req.(type) {
 		case *mcp.ListToolsRequest:
 			return s.listTools(ctx, r)
@@ -249,29 +282,34 @@ func ToMCP(res *tools.Result) *mcp.CallToolResult {
 	return out
 }
 
-// ServeStdio serves one session on stdin/stdout. When they are pipes they
-// are switched to non-blocking mode and read through the netpoller
-// (docs/contract.md#stdio).
+// ServeStdio serves one session on stdin/stdout until the client ends it
+// or ctx ends; in the second case the session is still open, for Drain to
+// end gracefully. When stdin and stdout are pipes they are switched to
+// non-blocking mode and read through the netpoller (docs/contract.md#stdio).
 func (s *Server) ServeStdio(ctx context.Context, stdin, stdout *os.File) error {
 	r, w, polled, err := stdiox.Pipes(stdin, stdout)
 	if err != nil {
 		return err
 	}
 	s.log.Debug("front: stdio", slog.Bool("netpoller", polled))
-	return s.mcp.Run(ctx, stdiox.Transport(r, w))
+	s.stdio.Store(true)
+	// The session must outlive ctx: when ctx ends, Drain closes it after
+	// the calls it is running have answered.
+	ss, err := s.mcp.Connect(context.WithoutCancel(ctx), stdiox.Transport(r, &replyCounter{WriteCloser: w, d: &s.drainState}), nil)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // Connect serves one session on t (tests use in-memory transports).
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
 	return s.mcp.Connect(ctx, t, nil)
-}
-
-// HTTPHandler serves streamable HTTP at /mcp; every path, /mcp or not, is
-// behind the docs/contract.md#sandbox fence.
-func (s *Server) HTTPHandler(fence httpfence.Config) (http.Handler, error) {
-	mux := http.NewServeMux()
-	// Idle HTTP sessions end after an hour, and with them their agents and
-	// persistent environments; a stdio session ends with its pipe.
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{SessionTimeout: time.Hour}))
-	return httpfence.Wrap(mux, fence)
 }

@@ -490,7 +490,7 @@ func (s *server) unmountAll() {
 
 // definition turns an upstream tool into a registry tool.
 func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
-	def := tools.Tool{Name: ToolName(s.name, t.Name), Description: t.Description}
+	def := tools.Tool{Name: ToolName(s.name, t.Name), Description: t.Description, Annotations: annotations(t.Annotations)}
 	if def.Description == "" {
 		def.Description = t.Title
 	}
@@ -513,6 +513,17 @@ func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
 		return s.call(ctx, e, upstreamName)
 	}
 	return def, nil
+}
+
+// annotations keeps an upstream tool's hints, which policies match on. The
+// SDK reads readOnlyHint and idempotentHint as plain booleans, so an absent
+// one reads false: MCP's default for both.
+func annotations(a *mcp.ToolAnnotations) *tools.Annotations {
+	if a == nil {
+		return nil
+	}
+	ro, idem := a.ReadOnlyHint, a.IdempotentHint
+	return &tools.Annotations{Title: a.Title, ReadOnlyHint: &ro, DestructiveHint: a.DestructiveHint, IdempotentHint: &idem, OpenWorldHint: a.OpenWorldHint}
 }
 
 // layer is where every upstream tool goes: the global layer. Which tools a

@@ -782,3 +782,49 @@ func TestManySequentialCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotationsKept: an upstream tool's MCP annotations reach the
+// registry, where policies match on them; a tool without any has none.
+func TestAnnotationsKept(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mem"}, nil)
+	no := false
+	srv.AddTool(&mcp.Tool{Name: "wipe", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: &mcp.ToolAnnotations{Title: "Wipe", DestructiveHint: nil, IdempotentHint: true, OpenWorldHint: &no}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "look", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	addTool(srv, "plain", "no annotations")
+	h := start(t, map[string]config.Server{"mem": {Transport: config.TransportHTTP, URL: "http://unused.invalid/"}}, Options{Transport: memServer(t, srv)})
+	tests := []struct {
+		name                                      string
+		readOnly, destructive, idempotent, openWW bool
+		title                                     string
+		none                                      bool
+	}{
+		{name: "mcp__mem__wipe", destructive: true, idempotent: true, title: "Wipe"},
+		{name: "mcp__mem__look", readOnly: true, openWW: true},
+		{name: "mcp__mem__plain", destructive: true, openWW: true, none: true},
+	}
+	for _, tt := range tests {
+		info, ok := h.reg.Get(tt.name)
+		if !ok {
+			t.Fatalf("%s not registered", tt.name)
+		}
+		a := info.Annotations
+		if (a == nil) != tt.none {
+			t.Errorf("%s: annotations %+v, want none: %v", tt.name, a, tt.none)
+		}
+		got := [4]bool{a.IsReadOnly(), a.IsDestructive(), a.IsIdempotent(), a.IsOpenWorld()}
+		want := [4]bool{tt.readOnly, tt.destructive, tt.idempotent, tt.openWW}
+		if got != want {
+			t.Errorf("%s: readOnly, destructive, idempotent, openWorld = %v, want %v", tt.name, got, want)
+		}
+		if a != nil && a.Title != tt.title {
+			t.Errorf("%s: title %q, want %q", tt.name, a.Title, tt.title)
+		}
+	}
+}

@@ -192,6 +192,7 @@ type pendingCall struct {
 	resolve, reject func(any) error
 	value           json.RawMessage
 	err             error
+	line            int // the program's line that made the call; 0 unknown
 }
 
 // run is one program run: its event loop state (owned by the VM goroutine)
@@ -333,7 +334,11 @@ func (r *run) invoke(c *pendingCall) {
 		c.err = errs.Errorf(errs.CodeInternal, "gojaengine: no Call function for tool %q", c.name)
 		return
 	}
-	c.value, c.err = r.job.Call(r.ctx, c.name, c.args)
+	ctx := r.ctx
+	if c.line > 0 {
+		ctx = engine.WithCallLine(ctx, c.line)
+	}
+	c.value, c.err = r.job.Call(ctx, c.name, c.args)
 }
 
 // loop evaluates the script and then settles tool calls until the main

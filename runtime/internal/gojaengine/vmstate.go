@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -93,6 +94,7 @@ type vmState struct {
 	// `code` property does not).
 	bindingErrs map[*goja.Object]errs.Code
 	fns         map[string]goja.Value // binding functions by name, per run
+	frames      []goja.StackFrame     // scratch for callLine
 }
 
 func newVMState() (*vmState, error) {
@@ -328,7 +330,7 @@ func (st *vmState) binding(name string) func(goja.FunctionCall) goja.Value {
 			_ = reject(st.newBindingError(terr))
 			return st.vm.ToValue(p)
 		}
-		r.enqueue(&pendingCall{name: name, args: args, resolve: resolve, reject: reject})
+		r.enqueue(&pendingCall{name: name, args: args, resolve: resolve, reject: reject, line: st.callLine(r)})
 		return st.vm.ToValue(p)
 	}
 }
@@ -379,4 +381,22 @@ func jsErrorText(err error) string {
 		return ex.Value().String()
 	}
 	return err.Error()
+}
+
+// callLine is the line of the user's program that is calling a binding
+// now (the frame below the binding's own), or 0 when that code is not the
+// program's (eval, the prelude). It goes with the call to Job.Call (see
+// engine.WithCallLine), for an approval prompt to show.
+func (st *vmState) callLine(r *run) int {
+	st.frames = st.vm.CaptureCallStack(2, st.frames[:0])
+	for i := range st.frames {
+		f := &st.frames[i]
+		if n := f.SrcName(); n != r.job.Name && !strings.HasSuffix(n, ".ts") {
+			continue
+		}
+		if line := f.Position().Line - r.job.LineOffset; line >= 1 && (r.job.SourceLines == 0 || line <= r.job.SourceLines) {
+			return line
+		}
+	}
+	return 0
 }

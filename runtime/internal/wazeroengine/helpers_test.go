@@ -1,20 +1,10 @@
 package wazeroengine
 
 import (
-	"errors"
-	"os"
 	"testing"
-
-	"github.com/codemode/codemode/runtime/internal/quickjs"
 )
 
-// requireEnv makes a missing artifact fail the tests instead of skipping
-// them; CI sets it.
-const requireEnv = "CODEMODE_REQUIRE_WAZERO"
-
-// newTestEngine returns an engine closed at the end of the test. Without
-// the artifact the test is skipped with the message naming the fetch
-// command, or fails when CODEMODE_REQUIRE_WAZERO=1.
+// newTestEngine returns an engine closed at the end of the test.
 func newTestEngine(t testing.TB, opts Options) *Engine {
 	t.Helper()
 	return newTestEngineWith(t, opts, nil)
@@ -26,9 +16,6 @@ func newTestEngineWith(t testing.TB, opts Options, filled chan<- struct{}) *Engi
 	t.Helper()
 	e, err := newStoppedEngine(opts)
 	if err != nil {
-		if errors.Is(err, quickjs.ErrArtifactMissing) && os.Getenv(requireEnv) != "1" {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	e.filled = filled
