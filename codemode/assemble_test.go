@@ -20,7 +20,7 @@ func noop(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 	return tools.ValueResult(map[string]any{"tool": e.Name(), "args": json.RawMessage(e.Arguments())})
 }
 
-func mustRegister(t testing.TB, reg *tools.Registry, l scope.Layer, name, desc string) {
+func mustRegister(t testing.TB, reg *tools.Registry, l tools.Layer, name, desc string) {
 	t.Helper()
 	if _, err := reg.Register(l, tools.Tool{Name: name, Description: desc, Handler: noop,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)}); err != nil {
@@ -31,31 +31,31 @@ func mustRegister(t testing.TB, reg *tools.Registry, l scope.Layer, name, desc s
 // world is a host with tools in every layer: the fixture of the assembly
 // goldens and the guard tests.
 type world struct {
-	host   *Host
+	host   *testHost
 	preset *scope.Scope
 	std    *scope.Scope
-	agent  *Agent
-	stdAg  *Agent
+	agent  *tools.Agent
+	stdAg  *tools.Agent
 	plugin *Plugin
 	logs   *bytes.Buffer
 }
 
 func newWorld(t testing.TB, hostMounted bool, opts Options) *world {
 	t.Helper()
-	w := &world{host: NewHost(tools.Options{}), logs: &bytes.Buffer{}}
+	w := &world{host: newTestHost(), logs: &bytes.Buffer{}}
 	t.Cleanup(func() { w.host.Close() })
 	reg := w.host.Registry
 	w.preset = w.host.Preset("codemode")
 	w.std = w.host.Preset("standard")
-	mustRegister(t, reg, scope.Preset("codemode"), "read", "Read a file.")
-	mustRegister(t, reg, scope.Preset("codemode"), "write", "Write a file.")
-	mustRegister(t, reg, scope.Preset("standard"), "read", "Read a file.")
-	mustRegister(t, reg, scope.Global(), "mcp__fake__ticker", "Quote for a ticker symbol.")
-	mustRegister(t, reg, scope.Global(), "mcp__fake__echo", "Echo text.")
-	mustRegister(t, reg, scope.Global(), "profile_bundle", "A profile-level bundle tool.")
-	mustRegister(t, reg, scope.Agent("agent-1"), "team_send", "Send a message to a teammate.")
-	mustRegister(t, reg, scope.Agent("std-1"), "std_team_send", "Send a message (standard agent).")
-	if _, err := reg.AddSection(scope.Global(), tools.Section{Name: "intro", Text: "You are a helpful agent."}); err != nil {
+	mustRegister(t, reg, tools.PresetLayer("codemode"), "read", "Read a file.")
+	mustRegister(t, reg, tools.PresetLayer("codemode"), "write", "Write a file.")
+	mustRegister(t, reg, tools.PresetLayer("standard"), "read", "Read a file.")
+	mustRegister(t, reg, tools.GlobalLayer(), "mcp__fake__ticker", "Quote for a ticker symbol.")
+	mustRegister(t, reg, tools.GlobalLayer(), "mcp__fake__echo", "Echo text.")
+	mustRegister(t, reg, tools.GlobalLayer(), "profile_bundle", "A profile-level bundle tool.")
+	mustRegister(t, reg, tools.AgentLayer("agent-1"), "team_send", "Send a message to a teammate.")
+	mustRegister(t, reg, tools.AgentLayer("std-1"), "std_team_send", "Send a message (standard agent).")
+	if _, err := reg.AddSection(tools.GlobalLayer(), tools.Section{Name: "intro", Text: "You are a helpful agent."}); err != nil {
 		t.Fatal(err)
 	}
 	opts.Logger = slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: func(g []string, a slog.Attr) slog.Attr {
@@ -68,7 +68,7 @@ func newWorld(t testing.TB, hostMounted bool, opts Options) *world {
 	if hostMounted {
 		parent = w.host.Scope
 	}
-	p, err := Mount(w.host, parent, opts)
+	p, err := Mount(w.host.Registry, parent, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +83,9 @@ func render(a *tools.Assembly) string {
 	b.WriteString("tools:\n")
 	for _, t := range a.Tools {
 		fmt.Fprintf(&b, "  %s\n", t.Name)
+		if t.Name == ToolCodeRun {
+			fmt.Fprintf(&b, "  description:\n%s\n", indentText(indentText(t.Description)))
+		}
 	}
 	for _, s := range a.Sections {
 		fmt.Fprintf(&b, "section %s:\n%s\n", s.Name, indentText(s.Text))
@@ -109,36 +112,51 @@ func TestAssemblyGolden(t *testing.T) {
 	}
 
 	w := newWorld(t, false, Options{})
-	a, err := w.host.Registry.Assemble(ctx, w.stdAg.Ref(), tools.AssembleOptions{})
+	a, err := w.host.Registry.Assemble(ctx, w.stdAg, tools.AssembleOptions{})
 	add("standard-preset", a, err)
 	// The standard preset's assembly is byte-identical with and without the
 	// plugin.
 	before := render(a)
 
-	a, err = w.host.Registry.Assemble(ctx, w.agent.Ref(), tools.AssembleOptions{})
+	a, err = w.host.Registry.Assemble(ctx, w.agent, tools.AssembleOptions{})
 	add("code-mode-preset", a, err)
 
-	rm, err := w.host.Registry.AddSection(scope.Preset("codemode"), tools.Section{Name: "tools:sdk", Text: "SDK docs that code mode replaces."})
+	rm, err := w.host.Registry.AddSection(tools.PresetLayer("codemode"), tools.Section{Name: "tools:sdk", Text: "SDK docs that code mode replaces."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err = w.host.Registry.Assemble(ctx, w.agent.Ref(), tools.AssembleOptions{})
+	a, err = w.host.Registry.Assemble(ctx, w.agent, tools.AssembleOptions{})
 	add("tools-sdk-replaced", a, err)
 	rm()
 
+	// Another plugin's hook adds a tool that no layer holds: the preset
+	// does not own it, but it is not a global- or agent-layer tool either,
+	// so it stays (and an mcp__ name added that way is still masked).
+	removeHook := w.host.Registry.OnAssemble(func(ctx context.Context, agent *tools.Agent, next func() (*tools.Assembly, error)) (*tools.Assembly, error) {
+		a, err := next()
+		if err == nil {
+			a.Tools = append(a.Tools, tools.WireTool{Name: "hook_added_tool", Description: "Added by another plugin's hook.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				tools.WireTool{Name: "mcp__hook__added", Description: "An MCP-named tool a hook added.", InputSchema: json.RawMessage(`{"type":"object"}`)})
+		}
+		return a, err
+	})
+	a, err = w.host.Registry.Assemble(ctx, w.agent, tools.AssembleOptions{})
+	add("hook-added-tool-stays", a, err)
+	removeHook()
+
 	w.plugin.Close()
-	a, _ = w.host.Registry.Assemble(ctx, w.stdAg.Ref(), tools.AssembleOptions{})
+	a, _ = w.host.Registry.Assemble(ctx, w.stdAg, tools.AssembleOptions{})
 	if got := render(a); got != before {
 		t.Errorf("standard assembly changed with the plugin mounted:\n%s\nvs\n%s", before, got)
 	}
 
 	hw := newWorld(t, true, Options{})
 	for range 3 {
-		a, err = hw.host.Registry.Assemble(ctx, hw.agent.Ref(), tools.AssembleOptions{})
+		a, err = hw.host.Registry.Assemble(ctx, hw.agent, tools.AssembleOptions{})
 	}
 	add("host-mounted-fallback", a, err)
 	files = append(files, txtar.File{Name: "host-mounted-fallback.log", Data: hw.logs.Bytes()})
-	golden.Check(t, "testdata/assemble.txtar", "Assemblies of CONTRACT §5; regenerate with go test ./codemode -run TestAssemblyGolden -update\n", files)
+	golden.Check(t, "testdata/assemble.txtar", "Assemblies of docs/contract.md#code-mode; regenerate with go test ./codemode -run TestAssemblyGolden -update\n", files)
 }
 
 func TestGuard(t *testing.T) {
@@ -151,13 +169,13 @@ func TestGuard(t *testing.T) {
 		wantCode errs.Code
 		wantText string
 	}{
-		{"direct call to a masked MCP tool", tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent.Ref()}, errs.CodeDenied, `await tools[\"mcp__fake__ticker\"]({\"q\":\"AAPL\"})`},
-		{"direct call to an agent-layer tool", tools.Input{CallID: "c2", Name: "team_send", Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
-		{"direct call to a discovery tool", tools.Input{CallID: "c3", Name: ToolSearch, Arguments: map[string]any{"query": "x"}, Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
-		{"a call id that only looks nested", tools.Input{CallID: "c4:ptc:1", Name: "profile_bundle", Agent: w.agent.Ref()}, errs.CodeDenied, "only inside code_run"},
-		{"unknown name", tools.Input{CallID: "c5", Name: "mcp__fake__tickr", Agent: w.agent.Ref()}, errs.CodeUnknownTool, `did you mean "mcp__fake__ticker"`},
-		{"an owned tool passes", tools.Input{CallID: "c6", Name: "read", Agent: w.agent.Ref()}, "", ""},
-		{"another preset's agent is not guarded", tools.Input{CallID: "c7", Name: "mcp__fake__ticker", Agent: w.stdAg.Ref()}, "", ""},
+		{"direct call to a masked MCP tool", tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent}, errs.CodeDenied, `await tools[\"mcp__fake__ticker\"]({\"q\":\"AAPL\"})`},
+		{"direct call to an agent-layer tool", tools.Input{CallID: "c2", Name: "team_send", Agent: w.agent}, errs.CodeDenied, "only inside code_run"},
+		{"direct call to a discovery tool", tools.Input{CallID: "c3", Name: ToolSearch, Arguments: map[string]any{"query": "x"}, Agent: w.agent}, errs.CodeDenied, "only inside code_run"},
+		{"a call id that only looks nested", tools.Input{CallID: "c4:ptc:1", Name: "profile_bundle", Agent: w.agent}, errs.CodeDenied, "only inside code_run"},
+		{"unknown name", tools.Input{CallID: "c5", Name: "mcp__fake__tickr", Agent: w.agent}, errs.CodeUnknownTool, `did you mean "mcp__fake__ticker"`},
+		{"an owned tool passes", tools.Input{CallID: "c6", Name: "read", Agent: w.agent}, "", ""},
+		{"another preset's agent is not guarded", tools.Input{CallID: "c7", Name: "mcp__fake__ticker", Agent: w.stdAg}, "", ""},
 	}
 	for _, tt := range tests {
 		res := reg.Execute(ctx, tt.in)
@@ -177,7 +195,7 @@ func TestGuardHintRuns(t *testing.T) {
 	w := newWorld(t, false, Options{})
 	reg := w.host.Registry
 	ctx := context.Background()
-	res := reg.Execute(ctx, tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent.Ref()})
+	res := reg.Execute(ctx, tools.Input{CallID: "c1", Name: "mcp__fake__ticker", Arguments: map[string]any{"q": "AAPL"}, Agent: w.agent})
 	text := res.TextOf()
 	i := strings.Index(text, `{"code":`)
 	if i < 0 {
@@ -187,7 +205,7 @@ func TestGuardHintRuns(t *testing.T) {
 	if err := json.NewDecoder(strings.NewReader(text[i:])).Decode(&args); err != nil {
 		t.Fatalf("hint arguments are not JSON: %v", err)
 	}
-	run := reg.Execute(ctx, tools.Input{CallID: "c2", Name: ToolCodeRun, Arguments: args, Agent: w.agent.Ref()})
+	run := reg.Execute(ctx, tools.Input{CallID: "c2", Name: ToolCodeRun, Arguments: args, Agent: w.agent})
 	if run.IsError {
 		t.Fatalf("the hint's program failed: %s", run.TextOf())
 	}

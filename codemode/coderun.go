@@ -16,19 +16,22 @@ import (
 var codeRunSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "code": {"type": "string", "description": "The body of an async JavaScript (or TypeScript) function. Call tools with await tools[\"name\"](args). Only what you return or console.log comes back."},
-    "reset": {"type": "boolean", "description": "Start from a fresh environment, dropping top-level state kept from earlier calls (persistent mode)."},
-    "timeoutMs": {"type": "number", "minimum": 1, "description": "Wall-clock limit for this program in milliseconds (capped by the server's limit)."}
+    "code": {"type": "string", "description": "The program: the body of an async JavaScript or TypeScript function."},
+    "reset": {"type": "boolean", "description": "Persistent mode: start from a fresh environment."},
+    "timeoutMs": {"type": "number", "minimum": 1, "description": "A time limit lower than the server's, in milliseconds."}
   },
   "required": ["code"],
   "additionalProperties": false
 }`)
 
+// codeRunOutputSchema is terse: clients list it with the tool, and the
+// description already says what a result holds.
 var codeRunOutputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "value": {"description": "The program's return value."},
-    "logs": {"type": "array", "items": {"type": "object", "properties": {"level": {"type": "string"}, "text": {"type": "string"}}, "required": ["level", "text"]}}
+    "value": {},
+    "logs": {"type": "array", "items": {"type": "object", "properties": {"level": {"type": "string"}, "text": {"type": "string"}}}},
+    "reset": {"type": "string"}
   },
   "required": ["logs"]
 }`)
@@ -43,6 +46,7 @@ type codeRunArgs struct {
 type runOutput struct {
 	Value json.RawMessage `json:"value,omitempty"`
 	Logs  []runtime.Log   `json:"logs"`
+	Reset string          `json:"reset,omitempty"`
 }
 
 func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
@@ -53,7 +57,7 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 	req := runtime.Request{
 		Code:  args.Code,
 		Tools: p.bindings(e.Agent()),
-		Call:  ptc.New(p.reg, e).Call,
+		Call:  ptc.New(p.reg, e, ptc.Options{Explain: p.explainer(e.Agent())}).Call,
 	}
 	if args.TimeoutMs != nil {
 		d := time.Duration(*args.TimeoutMs * float64(time.Millisecond))
@@ -71,7 +75,7 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 	}
 	out := p.envs.Run(ctx, owner, req)
 	p.recordDebug(e.Agent(), args.Code, out)
-	return renderOutcome(out), nil
+	return renderOutcome(out, p.resetNote(out.ResetCause)), nil
 }
 
 // bindings are the names bound on `tools`: everything callable. Listing
@@ -79,9 +83,9 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 // program's cost, so the names are cached per view until the tool set
 // changes.
 func (p *Plugin) bindings(agent *tools.Agent) []string {
-	var key tools.Agent
+	var key bindingKey
 	if agent != nil {
-		key = *agent
+		key = bindingKey{agent.ID(), agent.Preset()}
 	}
 	gen := p.reg.Generation()
 	p.mu.Lock()
@@ -106,35 +110,38 @@ func (p *Plugin) bindings(agent *tools.Agent) []string {
 
 const maxBindingCache = 1024
 
+// bindingKey is a view: an agent's id and preset.
+type bindingKey struct{ id, preset string }
+
 type bindingEntry struct {
 	gen   uint64
 	names []string // shared: never modified after caching
 }
 
-// owner is the state owner of agent's programs: the agent itself (CONTRACT
-// §6's default). Per-call mode, or an agent the host does not know, has no
-// owner: each run gets a fresh environment.
+// owner is the state owner of agent's programs: the agent itself, the
+// default of docs/contract.md#environments. Per-call mode, or a call without
+// an agent, has no owner: each run gets a fresh environment.
 func (p *Plugin) owner(agent *tools.Agent) runtime.Owner {
-	if p.opts.Mode != Persistent || agent == nil {
+	if p.opts.Mode != runtime.ModePersistent || agent == nil {
 		return runtime.Owner{}
 	}
-	a, ok := p.host.Agent(agent.ID)
-	if !ok {
-		return runtime.Owner{}
-	}
-	return p.envs.Owner(a.Scope, provider)
+	return p.envs.Owner(agent.Scope(), provider)
 }
 
 // renderOutcome turns a run into code_run's result: console output, then
 // the return value, as text; {value, logs} as structured content. A failure
 // is an error result carrying the code, the message and the logs printed
-// before it.
-func renderOutcome(out runtime.Outcome) *tools.Result {
+// before it. A reset note, when there is one, is the text's first line and
+// the structured content's (or the error's Info's) "reset".
+func renderOutcome(out runtime.Outcome, resetNote string) *tools.Result {
 	logs := out.Logs
 	if logs == nil {
 		logs = []runtime.Log{}
 	}
 	var b strings.Builder
+	if resetNote != "" {
+		b.WriteString(resetNote + "\n")
+	}
 	for _, l := range logs {
 		if l.Level != "log" && l.Level != "info" {
 			b.WriteString("[" + l.Level + "] ")
@@ -144,9 +151,13 @@ func renderOutcome(out runtime.Outcome) *tools.Result {
 	}
 	if out.Err != nil {
 		err := *out.Err
-		info := map[string]any{"logs": logs}
+		info := make(map[string]any, len(out.Err.Info)+1)
 		for k, v := range out.Err.Info {
 			info[k] = v
+		}
+		info["logs"] = logs // the run's own: nothing a program threw replaces them
+		if resetNote != "" {
+			info["reset"] = resetNote
 		}
 		err.Info = info
 		fmt.Fprintf(&b, "Error: [%s] %s", err.Code, err.Message)
@@ -162,9 +173,9 @@ func renderOutcome(out runtime.Outcome) *tools.Result {
 	}
 	if out.Value != nil {
 		b.Write(out.Value)
-	} else if b.Len() == 0 {
+	} else if len(logs) == 0 {
 		b.WriteString("undefined")
 	}
-	sc, _ := json.Marshal(runOutput{Value: out.Value, Logs: logs})
+	sc, _ := json.Marshal(runOutput{Value: out.Value, Logs: logs, Reset: resetNote})
 	return &tools.Result{Content: []tools.Content{tools.Text{Text: strings.TrimRight(b.String(), "\n")}}, Value: sc}
 }

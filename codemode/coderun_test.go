@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -31,18 +32,18 @@ func TestCodeRunResultShape(t *testing.T) {
 	if logs, _ := json.Marshal(res.Err.Info["logs"]); string(logs) != `[{"level":"log","text":"x"}]` {
 		t.Errorf("error logs: got %s", logs)
 	}
-	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while(true){}", "timeoutMs": 50}, Agent: w.agent.Ref()})
+	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while(true){}", "timeoutMs": 50}, Agent: w.agent})
 	if !res.IsError || res.Err.Code != errs.CodeTimeout {
 		t.Errorf("timeoutMs: got %q", res.TextOf())
 	}
-	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "n", Name: ToolCodeRun, Arguments: map[string]any{"code": `return await tools.code_run({ code: "return 1" })`}, Agent: w.agent.Ref()})
+	res = w.host.Registry.Execute(context.Background(), tools.Input{CallID: "n", Name: ToolCodeRun, Arguments: map[string]any{"code": `return await tools.code_run({ code: "return 1" })`}, Agent: w.agent})
 	if !res.IsError || !strings.Contains(res.TextOf(), "cannot be called from inside a program") {
 		t.Errorf("nested code_run: got %q", res.TextOf())
 	}
 }
 
 func TestPersistentModeAndDebug(t *testing.T) {
-	w := newWorld(t, false, Options{Mode: Persistent})
+	w := newWorld(t, false, Options{Mode: runtime.ModePersistent})
 	steps := []struct {
 		code  string
 		reset bool
@@ -58,7 +59,7 @@ func TestPersistentModeAndDebug(t *testing.T) {
 		if s.reset {
 			args["reset"] = true
 		}
-		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: args, Agent: w.agent.Ref()})
+		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: args, Agent: w.agent})
 		if res.IsError {
 			t.Fatalf("step %d: %s", i, res.TextOf())
 		}
@@ -84,7 +85,7 @@ func TestPersistentModeAndDebug(t *testing.T) {
 	}
 	// Disposing the agent releases its environment.
 	before := w.plugin.Environments().Len()
-	w.agent.Scope.Dispose()
+	w.agent.Scope().Dispose()
 	if after := w.plugin.Environments().Len(); after != before-1 {
 		t.Errorf("environments: %d before the agent ended, %d after", before, after)
 	}
@@ -94,18 +95,20 @@ func TestPersistentModeAndDebug(t *testing.T) {
 // that ignores cancellation must still not hold code_run past its deadline
 // plus the engines' grace periods, nor break the next program.
 func TestNestedBodyIgnoringCancellation(t *testing.T) {
-	for _, mode := range []Mode{PerCall, Persistent} {
+	for _, mode := range []runtime.Mode{runtime.ModePerCall, runtime.ModePersistent} {
 		t.Run(string(mode), func(t *testing.T) {
 			w := newWorld(t, false, Options{Mode: mode})
 			release := make(chan struct{})
 			ended := make(chan struct{}, 2)
+			var started atomic.Int32 // a loaded machine may time a program out before its call starts
 			t.Cleanup(func() {
 				close(release)
-				for range 2 {
+				for range started.Load() {
 					<-ended
 				}
 			})
-			if _, err := w.host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__stubborn", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+			if _, err := w.host.Registry.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__stubborn", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+				started.Add(1)
 				defer func() { ended <- struct{}{} }()
 				<-release // ignores ctx
 				return &tools.Result{Value: json.RawMessage(`"late"`)}, nil
@@ -117,7 +120,7 @@ func TestNestedBodyIgnoringCancellation(t *testing.T) {
 				"return await Promise.all([tools.mcp__fake__stubborn({}), tools.mcp__fake__ticker({})])",
 			} {
 				start := time.Now()
-				res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: map[string]any{"code": code, "timeoutMs": 100}, Agent: w.agent.Ref()})
+				res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "s", Name: ToolCodeRun, Arguments: map[string]any{"code": code, "timeoutMs": 100}, Agent: w.agent})
 				took := time.Since(start)
 				if !res.IsError || res.Err.Code != errs.CodeTimeout {
 					t.Errorf("%s: got %q, want TIMEOUT", code, res.TextOf())

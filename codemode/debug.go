@@ -15,8 +15,8 @@ const recentCalls = 20
 type debugState struct {
 	LastError *debugError    `json:"lastError"`
 	Calls     []debugCall    `json:"recentCalls"`
-	Globals   []string       `json:"globals"`
-	Mode      Mode           `json:"mode"`
+	Globals   []string       `json:"globals"` // live: see debugTool
+	Mode      runtime.Mode   `json:"mode"`
 	Engine    string         `json:"engine"`
 	Limits    map[string]any `json:"limits"`
 }
@@ -40,7 +40,7 @@ type debugCall struct {
 func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcome) {
 	id := ""
 	if agent != nil {
-		id = agent.ID
+		id = agent.ID()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -48,8 +48,8 @@ func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcom
 	if st == nil {
 		st = &debugState{}
 		p.debug[id] = st
-		if a, ok := p.host.Agent(id); ok {
-			a.Scope.Effect(func() { p.mu.Lock(); delete(p.debug, id); p.mu.Unlock() })
+		if agent != nil {
+			agent.Scope().Effect(func() { p.mu.Lock(); delete(p.debug, id); p.mu.Unlock() })
 		}
 	}
 	if out.Err != nil {
@@ -74,9 +74,6 @@ func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcom
 		clear(st.Calls[n:])
 		st.Calls = st.Calls[:n]
 	}
-	if out.Globals != nil {
-		st.Globals = out.Globals
-	}
 }
 
 func toInt(v any) (int, bool) {
@@ -94,7 +91,7 @@ func toInt(v any) (int, bool) {
 func (p *Plugin) debugTool(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 	id := ""
 	if a := e.Agent(); a != nil {
-		id = a.ID
+		id = a.ID()
 	}
 	p.mu.Lock()
 	st := debugState{}
@@ -106,6 +103,9 @@ func (p *Plugin) debugTool(ctx context.Context, e *tools.Execution) (*tools.Resu
 	if st.Calls == nil {
 		st.Calls = []debugCall{}
 	}
+	// Only live state: the names of the environment as it is now (a reset
+	// since the last program wiped them), not as the last program left it.
+	st.Globals = p.envs.Globals(p.owner(e.Agent()))
 	if st.Globals == nil {
 		st.Globals = []string{}
 	}

@@ -13,9 +13,10 @@ import (
 // A preset with one MCP-style tool in the global layer: the model sees only
 // code_run, and a program calls the hidden tool through the full pipeline.
 func Example() {
-	host := codemode.NewHost(tools.Options{})
-	defer host.Close()
-	host.Registry.Register(scope.Global(), tools.Tool{
+	reg := tools.New(tools.Options{})
+	host := scope.NewHost("host")
+	defer host.Dispose()
+	reg.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        "mcp__weather__forecast",
 		Description: "Forecast for a city.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
@@ -25,20 +26,20 @@ func Example() {
 			return tools.ValueResult(map[string]any{"city": in.City, "high": 21})
 		},
 	})
-	preset := host.Preset("codemode")
-	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
 		panic(err)
 	}
-	agent, _ := host.NewAgent(preset, "agent-1")
+	agent, _ := reg.NewAgent(preset, "agent-1")
 
-	asm, _ := host.Registry.Assemble(context.Background(), agent.Ref(), tools.AssembleOptions{})
+	asm, _ := reg.Assemble(context.Background(), agent, tools.AssembleOptions{})
 	for _, t := range asm.Tools {
 		fmt.Println("model sees:", t.Name)
 	}
-	res := host.Registry.Execute(context.Background(), tools.Input{
+	res := reg.Execute(context.Background(), tools.Input{
 		CallID: "call_1",
 		Name:   codemode.ToolCodeRun,
-		Agent:  agent.Ref(),
+		Agent:  agent,
 		Arguments: map[string]any{"code": `
 const { hits } = await tools.code_tools_search({ query: "forecast" });
 const f = await tools[hits[0].name]({ city: "Oslo" });

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 	"go.uber.org/goleak"
@@ -15,11 +16,11 @@ import (
 // stop with their scopes.
 func TestNoLeakOnShutdown(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	for _, mode := range []Mode{PerCall, Persistent} {
+	for _, mode := range []runtime.Mode{runtime.ModePerCall, runtime.ModePersistent} {
 		w := newWorld(t, false, Options{Mode: mode})
 		codeRun(t, w, w.agent, `return (await tools.mcp__fake__ticker({ q: "A" })).tool`)
 		codeRun(t, w, w.agent, `await Promise.all([1, 2, 3].map((i) => tools.mcp__fake__echo({ q: String(i) })))`)
-		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while (true) {}", "timeoutMs": 100}, Agent: w.agent.Ref()})
+		res := w.host.Registry.Execute(context.Background(), tools.Input{CallID: "t", Name: ToolCodeRun, Arguments: map[string]any{"code": "while (true) {}", "timeoutMs": 100}, Agent: w.agent})
 		if res.Err == nil || res.Err.Code != errs.CodeTimeout {
 			t.Fatalf("%s: got %q, want TIMEOUT", mode, res.TextOf())
 		}

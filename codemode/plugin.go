@@ -1,15 +1,16 @@
 // Package codemode is the code-mode preset: it mounts code_run and the
 // discovery tools into a preset, masks every tool the preset does not own
 // from the model's assembly, and guards direct calls to masked tools with a
-// self-healing hint (CONTRACT §5).
+// self-healing hint (docs/contract.md#code-mode).
 //
 // # Mounting
 //
-//	host := codemode.NewHost(tools.Options{})
-//	preset := host.Preset("codemode")
-//	p, err := codemode.Mount(host, preset, codemode.Options{})
-//	agent, _ := host.NewAgent(preset, "session-1")
-//	asm, _ := host.Registry.Assemble(ctx, agent.Ref(), tools.AssembleOptions{})
+//	reg := tools.New(tools.Options{})
+//	host := scope.NewHost("host")
+//	preset := host.Child(scope.KindPreset, "codemode")
+//	p, err := codemode.Mount(reg, preset, codemode.Options{})
+//	agent, _ := reg.NewAgent(preset, "session-1")
+//	asm, _ := reg.Assemble(ctx, agent, tools.AssembleOptions{})
 //	// asm.Tools: the preset's own tools plus code_run
 //
 // Mount under a preset scope. Mounted at host level (no preset scope above
@@ -32,27 +33,15 @@ import (
 
 // Tool names of the preset.
 const (
-	ToolCodeRun      = "code_run"
-	ToolList         = "code_tools_list"
-	ToolSearch       = "code_tools_search"
-	ToolDescribe     = "code_tools_describe"
-	ToolDebug        = "code_debug"
-	sectionSDK       = "tools:sdk"
-	sectionCodeMode  = "code-mode"
-	provider         = "codemode"
-	defaultCatalogSz = 1500
-)
-
-// Mode is where a program's top-level state lives.
-type Mode string
-
-// The modes.
-const (
-	// PerCall gives every code_run a fresh environment (the default).
-	PerCall Mode = "per-call"
-	// Persistent keeps one environment per (agent, owner): top-level
-	// declarations survive between code_run calls like a REPL.
-	Persistent Mode = "persistent-in-memory"
+	ToolCodeRun     = "code_run"
+	ToolList        = "code_tools_list"
+	ToolSearch      = "code_tools_search"
+	ToolDescribe    = "code_tools_describe"
+	ToolDebug       = "code_debug"
+	ToolRaw         = "code_tools_raw"
+	sectionSDK      = "tools:sdk"
+	sectionCodeMode = "code-mode"
+	provider        = "codemode"
 )
 
 // Options configures the preset. A zero field means the default in its
@@ -61,18 +50,30 @@ type Options struct {
 	// Runtime runs programs. If nil, Mount creates one from Engine and
 	// Limits, and closes it when the plugin is unloaded.
 	Runtime *runtime.Runtime
-	// Engine is "goja" or "wazero" (used when Runtime is nil). If empty, goja.
+	// Engine is one of runtime.Engines (used when Runtime is nil). If empty,
+	// the runtime's default, wazero: the hard memory and CPU caps are the
+	// default.
 	Engine string
-	// Mode is PerCall or Persistent. If empty, PerCall.
-	Mode Mode
+	// Mode is runtime.ModePerCall or runtime.ModePersistent. If empty,
+	// per-call.
+	Mode runtime.Mode
 	// Limits is the program budget (used when Runtime is nil).
 	Limits runtime.Limits
 	// Native lists tools that stay visible to the model even though the
 	// preset does not own them.
 	Native []string
-	// CatalogBudget bounds, in bytes, the tool catalog in the Code Mode
-	// section and code_run's description. If zero, 1500.
+	// CatalogBudget bounds the tool catalog in code_run's description, in
+	// o200k_base tokens (package internal/tokens): tools are shown with
+	// their signatures while they fit, the rest by name or by count. If
+	// zero, DefaultCatalogBudget.
 	CatalogBudget int
+	// Servers, if set, reports the upstream MCP servers and their states
+	// (cmd wires it to the upstream manager). The catalog lists a server
+	// that is not ready as unavailable, with its error, and a program's
+	// call to a tool of a server that never listed its tools fails with
+	// UPSTREAM_UNAVAILABLE instead of UNKNOWN_TOOL. It is called on every
+	// assembly and failed call, from any goroutine, and must be fast.
+	Servers func() []ServerState
 	// MaxEnvironments and IdleTTL bound persistent environments (see
 	// runtime.EnvOptions). Zero means the runtime's defaults.
 	MaxEnvironments int
@@ -85,12 +86,11 @@ type Options struct {
 // was mounted under) unloads it: tools, hooks and every persistent
 // environment are released.
 type Plugin struct {
-	host      *Host
 	reg       *tools.Registry
 	opts      Options
 	scope     *scope.Scope // the plugin's own scope
 	presetKey string       // "" when mounted at host level (ownership rule off)
-	layer     scope.Layer
+	layer     tools.Layer
 	rt        *runtime.Runtime
 	envs      *runtime.Environments
 	native    map[string]bool
@@ -99,23 +99,27 @@ type Plugin struct {
 
 	mu           sync.Mutex
 	debug        map[string]*debugState // by agent id
-	bindingCache map[tools.Agent]bindingEntry
+	bindingCache map[bindingKey]bindingEntry
+
+	catMu    sync.Mutex
+	catCache map[string]Catalog // by catalogKey
+	tokMemo  tokenMemo
 }
 
-// Mount registers the preset under parent (a preset scope, or the host
-// scope for the fallback).
-func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
+// Mount registers the preset in reg under parent (a preset scope, or the
+// host scope for the fallback).
+func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, error) {
 	switch opts.Mode {
 	case "":
-		opts.Mode = PerCall
-	case PerCall, Persistent:
+		opts.Mode = runtime.ModePerCall
+	case runtime.ModePerCall, runtime.ModePersistent:
 	default:
-		return nil, fmt.Errorf("codemode: unknown mode %q (want %q or %q)", opts.Mode, PerCall, Persistent)
+		return nil, fmt.Errorf("codemode: unknown mode %q (want one of %q)", opts.Mode, runtime.Modes())
 	}
 	if opts.CatalogBudget <= 0 {
-		opts.CatalogBudget = defaultCatalogSz
+		opts.CatalogBudget = DefaultCatalogBudget
 	}
-	p := &Plugin{host: host, reg: host.Registry, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[tools.Agent]bindingEntry{}, log: opts.Logger}
+	p := &Plugin{reg: reg, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[bindingKey]bindingEntry{}, catCache: map[string]Catalog{}, log: opts.Logger}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -125,9 +129,9 @@ func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
 	p.scope = parent.Child(scope.KindPlugin, provider)
 	if ps := p.scope.Nearest(scope.KindPreset); ps != nil {
 		p.presetKey = ps.Label()
-		p.layer = scope.Preset(p.presetKey)
+		p.layer = tools.PresetLayer(p.presetKey)
 	} else {
-		p.layer = scope.Global()
+		p.layer = tools.GlobalLayer()
 	}
 	fail := func(err error) (*Plugin, error) {
 		p.scope.Dispose()
@@ -144,14 +148,14 @@ func Mount(host *Host, parent *scope.Scope, opts Options) (*Plugin, error) {
 	}
 	p.envs = p.rt.NewEnvironments(p.scope, runtime.EnvOptions{MaxEnvironments: opts.MaxEnvironments, IdleTTL: opts.IdleTTL})
 	for _, t := range p.tools() {
-		remove, err := p.reg.Register(p.layer, t)
+		g, err := p.reg.Register(p.layer, t)
 		if err != nil {
 			return fail(fmt.Errorf("codemode: %w", err))
 		}
-		p.scope.Effect(remove)
+		p.scope.Effect(g.Remove)
 	}
 	p.scope.Effect(p.reg.OnAssemble(p.assemble))
-	p.scope.Effect(p.reg.AddGuard(p.guard))
+	p.scope.Effect(p.reg.OnGuard(p.guard))
 	if p.presetKey == "" {
 		p.warnFallback()
 	}
@@ -180,10 +184,14 @@ func (p *Plugin) Runtime() *runtime.Runtime { return p.rt }
 // Environments are the plugin's persistent environments.
 func (p *Plugin) Environments() *runtime.Environments { return p.envs }
 
+// IsPresetTool reports whether name is one of the preset's own tools:
+// code_run and the discovery tools.
+func IsPresetTool(name string) bool { return isOwnTool(name) }
+
 // isOwnTool reports whether name is one of the preset's own tools.
 func isOwnTool(name string) bool {
 	switch name {
-	case ToolCodeRun, ToolList, ToolSearch, ToolDescribe, ToolDebug:
+	case ToolCodeRun, ToolList, ToolSearch, ToolDescribe, ToolDebug, ToolRaw:
 		return true
 	}
 	return false
@@ -195,8 +203,11 @@ func nameMasked(name string) bool {
 }
 
 // masked reports whether the model must not see (nor directly call) name in
-// a code-mode assembly of this preset.
-func (p *Plugin) masked(name string) bool {
+// a code-mode assembly of this preset for agent: a name the name rule hides,
+// or a tool of the global or agent layer (docs/contract.md#code-mode). A
+// tool no layer of the agent's view holds (another plugin's assemble hook
+// added it) is not the preset's to hide.
+func (p *Plugin) masked(name string, agent *tools.Agent) bool {
 	if p.native[name] {
 		return false
 	}
@@ -205,6 +216,9 @@ func (p *Plugin) masked(name string) bool {
 	}
 	if p.presetKey == "" {
 		return false // ownership rule off
+	}
+	if _, held := p.reg.Lookup(name, agent); !held {
+		return false
 	}
 	return !p.reg.Owned(name, p.presetKey)
 }

@@ -21,46 +21,47 @@ type VerifyOptions struct {
 	// Options are the plugin options to verify with (engine, mode, native…).
 	Options Options
 	// Setup, if set, mounts extra tools (for example the configured MCP
-	// servers) into the host's registry before the checks; its cleanup
-	// runs at the end.
-	Setup func(h *Host, presetKey string) (cleanup func(), err error)
+	// servers) into the registry before the checks; its cleanup runs at the
+	// end.
+	Setup func(reg *tools.Registry, presetKey string) (cleanup func(), err error)
+}
+
+// Check is the outcome of one check of [Verify]: Err is nil when it passed.
+type Check struct {
+	Name string
+	Err  error
 }
 
 // Verify builds a host with global, preset and agent layers around the real
-// registry, assembly and Execute, mounts code mode, and prints PASS or FAIL
-// per check of CONTRACT §5 to w. It reports whether every check passed.
-func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
+// registry, assembly and Execute, mounts code mode, and runs the checks of
+// the preset's contract (docs/contract.md, "Code mode"). It returns every
+// check in order; the run stops early only when nothing further can be
+// checked.
+func Verify(ctx context.Context, vo VerifyOptions) []Check {
 	const presetKey = "codemode"
-	ok := true
-	check := func(name string, err error) {
-		if err != nil {
-			ok = false
-			fmt.Fprintf(w, "FAIL  %s: %v\n", name, err)
-			return
-		}
-		fmt.Fprintf(w, "PASS  %s\n", name)
-	}
-	host := NewHost(tools.Options{})
-	defer host.Close()
-	reg := host.Registry
+	var checks []Check
+	check := func(name string, err error) { checks = append(checks, Check{name, err}) }
+	hostScope := scope.NewHost("host")
+	defer hostScope.Dispose()
+	reg := tools.New(tools.Options{})
 	noop := func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		return tools.ValueResult(map[string]any{"tool": e.Name(), "args": json.RawMessage(e.Arguments())})
 	}
-	preset := host.Preset(presetKey)
-	standard := host.Preset("standard")
-	register := func(l scope.Layer, name string) {
+	preset := hostScope.Child(scope.KindPreset, presetKey)
+	standard := hostScope.Child(scope.KindPreset, "standard")
+	register := func(l tools.Layer, name string) {
 		if _, err := reg.Register(l, tools.Tool{Name: name, Description: "verify probe " + name, InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`), Handler: noop}); err != nil {
 			check("register "+name, err)
 		}
 	}
-	register(scope.Preset(presetKey), "probe_read")           // the preset's own standard tool
-	register(scope.Global(), "probe_global_bundle")           // a profile-level bundle
-	register(scope.Global(), "mcp__probe__lookup")            // an MCP tool
-	register(scope.Agent("verify-agent"), "probe_team_send")  // an agent-layer tool
-	register(scope.Global(), "probe_unowned_native")          // unowned, kept native by option
-	register(scope.Preset("standard"), "probe_standard_read") // another preset's tool
+	register(tools.PresetLayer(presetKey), "probe_read")           // the preset's own standard tool
+	register(tools.GlobalLayer(), "probe_global_bundle")           // a profile-level bundle
+	register(tools.GlobalLayer(), "mcp__probe__lookup")            // an MCP tool
+	register(tools.AgentLayer("verify-agent"), "probe_team_send")  // an agent-layer tool
+	register(tools.GlobalLayer(), "probe_unowned_native")          // unowned, kept native by option
+	register(tools.PresetLayer("standard"), "probe_standard_read") // another preset's tool
 	if vo.Setup != nil {
-		cleanup, err := vo.Setup(host, presetKey)
+		cleanup, err := vo.Setup(reg, presetKey)
 		check("mount configured servers", err)
 		if cleanup != nil {
 			defer cleanup()
@@ -68,18 +69,18 @@ func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
 	}
 	opts := vo.Options
 	opts.Native = append(append([]string(nil), opts.Native...), "probe_unowned_native")
-	p, err := Mount(host, preset, opts)
+	p, err := Mount(reg, preset, opts)
 	if err != nil {
 		check("mount code mode", err)
-		return false
+		return checks
 	}
-	agent, _ := host.NewAgent(preset, "verify-agent")
-	stdAgent, _ := host.NewAgent(standard, "verify-standard")
+	agent, _ := reg.NewAgent(preset, "verify-agent")
+	stdAgent, _ := reg.NewAgent(standard, "verify-standard")
 
-	asm, err := reg.Assemble(ctx, agent.Ref(), tools.AssembleOptions{})
+	asm, err := reg.Assemble(ctx, agent, tools.AssembleOptions{})
 	if err != nil {
 		check("assemble", err)
-		return false
+		return checks
 	}
 	visible := map[string]bool{}
 	for _, t := range asm.Tools {
@@ -87,13 +88,13 @@ func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
 	}
 	check("preset tools stay in the request", expectAll(visible, true, "probe_read", ToolCodeRun))
 	var hidden []string
-	for _, in := range reg.List(agent.Ref()) {
-		if in.Layer.Kind != scope.LayerPreset && in.Name != "probe_unowned_native" {
+	for _, in := range reg.List(agent) {
+		if in.Layer.Kind != tools.LayerPreset && in.Name != "probe_unowned_native" {
 			hidden = append(hidden, in.Name)
 		}
 	}
 	check("global- and agent-layer tools are masked", expectAll(visible, false, hidden...))
-	check("discovery tools are masked", expectAll(visible, false, ToolList, ToolSearch, ToolDescribe, ToolDebug))
+	check("discovery tools are masked", expectAll(visible, false, ToolList, ToolSearch, ToolDescribe, ToolDebug, ToolRaw))
 	check("an unowned tool listed as native stays in the request", expectAll(visible, true, "probe_unowned_native"))
 	check("the Code Mode section is appended", func() error {
 		for _, s := range asm.Sections {
@@ -104,7 +105,7 @@ func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
 		return fmt.Errorf("no %q section", sectionCodeMode)
 	}())
 
-	direct := reg.Execute(ctx, tools.Input{CallID: "verify_1", Name: "mcp__probe__lookup", Arguments: map[string]any{"q": "x"}, Agent: agent.Ref()})
+	direct := reg.Execute(ctx, tools.Input{CallID: "verify_1", Name: "mcp__probe__lookup", Arguments: map[string]any{"q": "x"}, Agent: agent})
 	check("the guard denies a direct call to a masked tool with a code_run hint", func() error {
 		if !direct.IsError || direct.Err.Code != errs.CodeDenied {
 			return fmt.Errorf("got %q, want DENIED", direct.TextOf())
@@ -114,16 +115,16 @@ func Verify(ctx context.Context, w io.Writer, vo VerifyOptions) bool {
 		}
 		return nil
 	}())
-	fake := reg.Execute(ctx, tools.Input{CallID: "verify_2:ptc:1", Name: "probe_team_send", Agent: agent.Ref()})
+	fake := reg.Execute(ctx, tools.Input{CallID: "verify_2:ptc:1", Name: "probe_team_send", Agent: agent})
 	check("a call id that only looks nested is still denied", expectCode(fake, errs.CodeDenied))
-	unknown := reg.Execute(ctx, tools.Input{CallID: "verify_3", Name: "no_such_tool", Agent: agent.Ref()})
+	unknown := reg.Execute(ctx, tools.Input{CallID: "verify_3", Name: "no_such_tool", Agent: agent})
 	check("an unresolvable name gets UNKNOWN_TOOL", expectCode(unknown, errs.CodeUnknownTool))
-	native := reg.Execute(ctx, tools.Input{CallID: "verify_4", Name: "probe_read", Agent: agent.Ref()})
+	native := reg.Execute(ctx, tools.Input{CallID: "verify_4", Name: "probe_read", Agent: agent})
 	check("a direct call to a preset tool passes", expectCode(native, ""))
 
 	// Discovery agrees with masking: every masked tool is listed for
 	// programs, and every listed tool can be called from a program.
-	run := reg.Execute(ctx, tools.Input{CallID: "verify_5", Name: ToolCodeRun, Agent: agent.Ref(), Arguments: map[string]any{"code": `
+	run := reg.Execute(ctx, tools.Input{CallID: "verify_5", Name: ToolCodeRun, Agent: agent, Arguments: map[string]any{"code": `
 const listed = (await tools.code_tools_list({ limit: 500 })).tools.map(t => t.name);
 const called = [];
 // Only the probes are called: configured tools may have side effects.
@@ -159,12 +160,12 @@ return { listed, called };`}})
 
 	// A non-code-mode assembly passes through unchanged.
 	check("non-code-mode assemblies pass through unchanged", func() error {
-		withHook, err := reg.Assemble(ctx, stdAgent.Ref(), tools.AssembleOptions{})
+		withHook, err := reg.Assemble(ctx, stdAgent, tools.AssembleOptions{})
 		if err != nil {
 			return err
 		}
 		p.Close()
-		without, err := reg.Assemble(ctx, stdAgent.Ref(), tools.AssembleOptions{})
+		without, err := reg.Assemble(ctx, stdAgent, tools.AssembleOptions{})
 		if err != nil {
 			return err
 		}
@@ -179,18 +180,19 @@ return { listed, called };`}})
 		var buf bytes.Buffer
 		var warns atomic.Int32
 		lg := slog.New(slog.NewTextHandler(&countWriter{w: &buf, n: &warns}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		h2 := NewHost(tools.Options{})
-		defer h2.Close()
+		h2 := scope.NewHost("host")
+		defer h2.Dispose()
+		reg2 := tools.New(tools.Options{})
 		o2 := vo.Options
 		o2.Logger = lg
 		o2.Runtime = p.rt
-		p2, err := Mount(h2, h2.Scope, o2)
+		p2, err := Mount(reg2, h2, o2)
 		if err != nil {
 			return err
 		}
-		a2, _ := h2.NewAgent(h2.Scope, "fallback")
+		a2, _ := reg2.NewAgent(h2, "fallback")
 		for range 3 {
-			if _, err := h2.Registry.Assemble(ctx, a2.Ref(), tools.AssembleOptions{}); err != nil {
+			if _, err := reg2.Assemble(ctx, a2, tools.AssembleOptions{}); err != nil {
 				return err
 			}
 		}
@@ -200,7 +202,7 @@ return { listed, called };`}})
 		}
 		return nil
 	}())
-	return ok
+	return checks
 }
 
 type countWriter struct {

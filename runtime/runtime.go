@@ -8,7 +8,7 @@
 //
 // # Running a program
 //
-//	rt, _ := runtime.New(runtime.Options{})
+//	rt, _ := runtime.New(runtime.Options{}) // wazero; Engine: EngineGoja for goja
 //	defer rt.Close()
 //	out := rt.Run(ctx, runtime.Request{Code: "return 1 + 1"})
 //	// out.Value == `2`
@@ -32,10 +32,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/gojaengine"
@@ -44,11 +46,38 @@ import (
 	"github.com/codemode/codemode/tools/errs"
 )
 
-// Engine names.
+// Engine names. [Engines] is the one list of them that config, cmd and
+// bench check names against.
 const (
 	EngineGoja   = "goja"
 	EngineWazero = "wazero"
 )
+
+// Engines lists the engine names.
+func Engines() []string { return []string{EngineGoja, EngineWazero} }
+
+// Mode is where a program's top-level state lives. [Modes] is the one list
+// of them.
+type Mode string
+
+// The modes.
+const (
+	// ModePerCall gives every program a fresh environment (the default).
+	ModePerCall Mode = "per-call"
+	// ModePersistent keeps one environment per (agent, owner): top-level
+	// declarations survive between programs like a REPL (see
+	// [Environments]).
+	ModePersistent Mode = "persistent-in-memory"
+)
+
+// Modes lists the modes.
+func Modes() []Mode { return []Mode{ModePerCall, ModePersistent} }
+
+// KnownEngine and KnownMode report whether a name is one of the lists'.
+func KnownEngine(name string) bool { return slices.Contains(Engines(), name) }
+
+// KnownMode reports whether m is one of [Modes].
+func KnownMode(m Mode) bool { return slices.Contains(Modes(), m) }
 
 // Limits is the one budget every program runs under. A zero field means
 // the default given in its comment.
@@ -57,8 +86,7 @@ type Limits struct {
 	Timeout time.Duration
 	// MaxSubcalls bounds nested calls per run (SUBCALL_LIMIT). If zero, 1000.
 	MaxSubcalls int
-	// MaxConcurrentSubcalls bounds nested calls in flight; more wait in
-	// order, in the engine's scheduler. If zero, 8.
+	// MaxConcurrentSubcalls bounds nested calls in flight. If zero, 8.
 	MaxConcurrentSubcalls int
 	// MaxLogBytes bounds captured console output; past it output is
 	// truncated with a marker (not an error). If zero, 1 MiB.
@@ -126,10 +154,13 @@ func (l Limits) over(base Limits) Limits {
 	return l
 }
 
-// Options configures a Runtime. The zero value means goja with default
+// Options configures a Runtime. The zero value means wazero with default
 // limits.
 type Options struct {
-	// Engine is EngineGoja or EngineWazero. If empty, EngineGoja.
+	// Engine is EngineWazero or EngineGoja. If empty, EngineWazero:
+	// programs usually come from a model, and wazero's memory cap and
+	// deadline are hard; goja is faster but its memory guard is best
+	// effort (see docs/engines.md).
 	Engine string
 	// Limits is the default budget of every run.
 	Limits Limits
@@ -138,8 +169,8 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheDir is where the wazero engine keeps its compilation cache. If
 	// empty, <user cache dir>/codemode/wazero; "off" disables it. The
-	// QuickJS artifact itself is found through $CODEMODE_QUICKJS_DIR or the
-	// user cache directory (see scripts/fetch-quickjs.sh).
+	// QuickJS artifact itself is embedded in the binary;
+	// $CODEMODE_QUICKJS_DIR names a directory to load it from instead.
 	CacheDir string
 	// PoolSize is the number of warm per-call environments. If zero, the
 	// engine's default.
@@ -164,13 +195,13 @@ func New(opts Options) (*Runtime, error) {
 	}
 	var err error
 	switch opts.Engine {
-	case "", EngineGoja:
-		rt.opts.Engine = EngineGoja
+	case EngineGoja:
 		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
-	case EngineWazero:
+	case "", EngineWazero:
+		rt.opts.Engine = EngineWazero
 		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
 	default:
-		return nil, fmt.Errorf("runtime: unknown engine %q (want %q or %q)", opts.Engine, EngineGoja, EngineWazero)
+		return nil, fmt.Errorf("runtime: unknown engine %q (want one of %q)", opts.Engine, Engines())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %s engine: %w", rt.opts.Engine, err)
@@ -248,6 +279,11 @@ type Outcome struct {
 	// Reset is set when a persistent environment had to be replaced by a
 	// fresh one (first use, reset requested, or the old one broke).
 	Reset bool
+	// ResetCause is why the owner's previous environment was discarded
+	// since its last run, when it was: this run started without the
+	// top-level names of earlier programs. "" on first use, when nothing
+	// was discarded, and in per-call mode.
+	ResetCause ResetCause
 }
 
 // effective is the budget of one request: its fields over the runtime's.
@@ -306,9 +342,13 @@ func checkSize(code string, limits Limits) *errs.Error {
 // starts before preparation: parsing and compiling count against it.
 func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limits Limits, persistent bool) Outcome {
 	var out Outcome
-	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
-	defer cancel() // cancels in-flight nested calls when the program ends
-	deadline, _ := ctx.Deadline()
+	// The program's time is a clock an approval can hold (see deadline.go);
+	// the engines see it as their context, and no fixed Job.Deadline.
+	clk := newClock(ctx, limits.Timeout)
+	clk.source = req.Code
+	defer clk.stop() // cancels in-flight nested calls when the program ends
+	deadline := clk.deadline
+	ctx = clk
 	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth})
 	if err != nil {
 		out.Err = errs.AsError(err)
@@ -319,7 +359,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		return out
 	}
 
-	rec := newRecorder(req, limits)
+	rec := newRecorder(req, limits, deadline.Add(-limits.Timeout))
 	res := env.Run(ctx, &engine.Job{
 		Script:      script.JS,
 		Name:        "program.js",
@@ -328,12 +368,11 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Tools:       req.Tools,
 		Call:        rec.call,
 		Log:         rec.log,
-		Deadline:    deadline,
 
 		MaxConcurrentCalls: limits.MaxConcurrentSubcalls,
 	})
-	cancel()
-	rec.close()
+	clk.stop()
+	rec.end()
 	if res.LeftRunning > 0 {
 		rt.log.Warn("nested calls still running after their program ended; a tool body ignores cancellation",
 			slog.Int("calls", res.LeftRunning), slog.Duration("waited", engine.Grace))
@@ -344,10 +383,77 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		out.Value = nil
 		out.Err = errs.Errorf(errs.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
 	}
-	if out.Err != nil && out.Err.Code == errs.CodeTimeout && out.Err.Message == "" {
-		out.Err.Message = fmt.Sprintf("program timed out after %s", limits.Timeout)
+	out.Err = rec.explain(out.Err, rt.limits, clk.final(), clk.expired.Load())
+	if out.Err != nil && out.Err.Code == errs.CodeTimeout {
+		if held := clk.heldFor(); held > 0 {
+			c := *out.Err
+			c.Message += fmt.Sprintf(" (not counting %s spent waiting for approval)", held.Round(time.Millisecond))
+			out.Err = &c
+		}
 	}
+	out.Err = boundError(out.Err)
 	return out
+}
+
+// The error budget: what a failure carries back is bounded whatever the
+// program threw (a 5 MB message once became a 15 MB response: the message,
+// the stack and the result's metadata each carried it).
+const (
+	maxErrorMessage = 8 << 10 // bytes of the message
+	maxErrorString  = 8 << 10 // bytes of each string in Info (the stack among them)
+	maxErrorInfo    = 16      // entries of Info, lists included
+)
+
+// cutMarker ends a string the budget cut.
+const cutMarker = "… [cut: %d more bytes]"
+
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + fmt.Sprintf(cutMarker, len(s)-i)
+}
+
+// boundError returns e with its message, and the strings and lists of its
+// Info, cut to the error budget. It copies instead of changing e, which an
+// engine may share.
+func boundError(e *errs.Error) *errs.Error {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Message = cut(c.Message, maxErrorMessage)
+	if len(e.Info) > 0 {
+		c.Info = make(map[string]any, len(e.Info))
+		n := 0
+		for k, v := range e.Info {
+			if n == maxErrorInfo {
+				break
+			}
+			n++
+			switch v := v.(type) {
+			case string:
+				c.Info[k] = cut(v, maxErrorString)
+			case []string:
+				if len(v) > maxErrorInfo {
+					v = v[:maxErrorInfo]
+				}
+				c.Info[k] = v
+			case []any:
+				if len(v) > maxErrorInfo {
+					v = v[:maxErrorInfo]
+				}
+				c.Info[k] = v
+			default:
+				c.Info[k] = v
+			}
+		}
+	}
+	return &c
 }
 
 // recorder enforces the nested-call count and log budgets of one run and
@@ -356,18 +462,20 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 type recorder struct {
 	req    Request
 	limits Limits
+	start  time.Time // when the run's clock started
 	count  atomic.Int64
 
 	mu        sync.Mutex
 	done      bool // the run is over: no new nested calls
 	calls     []Call
+	spans     []*span // every nested call made, in order
 	logs      []Log
 	logBytes  int
 	truncated bool
 }
 
-func newRecorder(req Request, limits Limits) *recorder {
-	return &recorder{req: req, limits: limits}
+func newRecorder(req Request, limits Limits, start time.Time) *recorder {
+	return &recorder{req: req, limits: limits, start: start}
 }
 
 func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
@@ -377,9 +485,12 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	if done {
 		return nil, errs.Errorf(errs.CodeCancelled, "the program has ended")
 	}
-	if n := r.count.Add(1); n > int64(r.limits.MaxSubcalls) {
+	n := r.count.Add(1)
+	if n > int64(r.limits.MaxSubcalls) {
 		return nil, errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
 	}
+	sp := r.open(n, name)
+	defer r.close(sp)
 	if r.req.Call == nil {
 		return nil, errs.Errorf(errs.CodeUnknownTool, "unknown tool %q: no tools are available", name)
 	}
@@ -397,6 +508,11 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 
 const truncationMarker = "[output truncated: the log budget is exhausted]"
 
+// logEntryCost is what a console line costs on top of its text: every
+// entry travels as {"level":…,"text":…} and a line of the text content, so
+// `for (;;) console.log()` spends the budget too.
+const logEntryCost = 32
+
 func (r *recorder) log(level, text string) {
 	r.mu.Lock()
 	if r.truncated {
@@ -404,11 +520,11 @@ func (r *recorder) log(level, text string) {
 		return
 	}
 	var l Log
-	if r.logBytes+len(text) > r.limits.MaxLogBytes {
+	if cost := len(text) + logEntryCost; r.logBytes+cost > r.limits.MaxLogBytes {
 		r.truncated = true
 		l = Log{Level: "warn", Text: truncationMarker}
 	} else {
-		r.logBytes += len(text)
+		r.logBytes += cost
 		l = Log{Level: level, Text: text}
 	}
 	r.logs = append(r.logs, l)
@@ -418,9 +534,9 @@ func (r *recorder) log(level, text string) {
 	}
 }
 
-// close ends the run's nested calls: a call that starts now (from a tool
+// end ends the run's nested calls: a call that starts now (from a tool
 // body that ignored cancellation, say) fails at once.
-func (r *recorder) close() {
+func (r *recorder) end() {
 	r.mu.Lock()
 	r.done = true
 	r.mu.Unlock()

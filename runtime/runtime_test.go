@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,18 +15,13 @@ import (
 	"github.com/codemode/codemode/tools/errs"
 )
 
-// engines returns the engines available here: goja always; wazero when its
-// artifact is fetched (and then CI requires it).
+// engines returns a runtime of each engine.
 func engines(t *testing.T) map[string]*runtime.Runtime {
 	t.Helper()
 	out := map[string]*runtime.Runtime{}
 	for _, name := range []string{runtime.EngineGoja, runtime.EngineWazero} {
 		rt, err := runtime.New(runtime.Options{Engine: name, Limits: runtime.Limits{Timeout: 5 * time.Second, MemoryBytes: 64 << 20}})
 		if err != nil {
-			if name == runtime.EngineWazero && os.Getenv("CODEMODE_REQUIRE_WAZERO") == "" {
-				t.Logf("wazero skipped: %v", err)
-				continue
-			}
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { rt.Close() })
@@ -91,9 +86,25 @@ func TestLimits(t *testing.T) {
 						t.Errorf("max in flight %d, want 2..3", m)
 					}
 				}},
+				// Each line costs its text plus 32 bytes: 42 each, so two fit in 100.
 				{name: "log budget truncates", limits: runtime.Limits{MaxLogBytes: 100}, code: `for (let i = 0; i < 50; i++) console.log("0123456789"); return 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
-					if !out.LogsTruncated || len(out.Logs) != 11 || !strings.Contains(out.Logs[10].Text, "truncated") || string(out.Value) != "1" {
+					if !out.LogsTruncated || len(out.Logs) != 3 || !strings.Contains(out.Logs[2].Text, "truncated") || string(out.Value) != "1" {
 						t.Errorf("got %d logs, truncated %v", len(out.Logs), out.LogsTruncated)
+					}
+				}},
+				{name: "empty lines spend the log budget", limits: runtime.Limits{MaxLogBytes: 1 << 10}, code: `for (let i = 0; i < 1e4; i++) console.log(); return 1`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if !out.LogsTruncated || len(out.Logs) != 33 {
+						t.Errorf("got %d logs, truncated %v; want 32 empty lines and the marker", len(out.Logs), out.LogsTruncated)
+					}
+				}},
+				{name: "a huge error message is cut", limits: runtime.Limits{Timeout: 20 * time.Second}, code: `throw new Error("x".repeat(1e6))`, wantCode: errs.CodeRuntimeError, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if n := len(out.Err.Message); n > 9<<10 || !strings.Contains(out.Err.Message, "[cut: ") {
+						t.Errorf("got a %d-byte message, want it cut near 8 KiB with a marker", n)
+					}
+					for k, v := range out.Err.Info {
+						if s, ok := v.(string); ok && len(s) > 9<<10 {
+							t.Errorf("Info[%q] is %d bytes", k, len(s))
+						}
 					}
 				}},
 				{name: "result budget", limits: runtime.Limits{MaxResultBytes: 1000}, code: `return "x".repeat(2000)`, wantCode: errs.CodeResultTooLarge},
@@ -154,13 +165,41 @@ func TestPersistentEnvironments(t *testing.T) {
 					t.Fatalf("step %d: got %s, want %s", i, out.Value, s.want)
 				}
 			}
-			// A broken environment is replaced, not reused.
+			// A broken environment is replaced, not reused, and the next run
+			// says why. goja cannot stop a program without discarding its
+			// runtime; QuickJS's interrupt leaves the environment usable.
 			out := es.Run(context.Background(), o, runtime.Request{Code: "let keep = 1; while (true) {}", Limits: runtime.Limits{Timeout: 50 * time.Millisecond}})
 			if out.Err == nil || out.Err.Code != errs.CodeTimeout {
 				t.Fatalf("got %v, want TIMEOUT", out.Err)
 			}
-			if out := es.Run(context.Background(), o, runtime.Request{Code: "return 7"}); string(out.Value) != "7" {
-				t.Fatalf("after a timeout: got %s %v", out.Value, out.Err)
+			wantType, wantCause := `"undefined"`, runtime.ResetTimeout
+			if name == runtime.EngineWazero {
+				wantType, wantCause = `"number"`, ""
+			}
+			out = es.Run(context.Background(), o, runtime.Request{Code: "return typeof keep"})
+			if string(out.Value) != wantType || out.ResetCause != wantCause {
+				t.Fatalf("after a timeout: got %s %v, reset cause %q", out.Value, out.Err, out.ResetCause)
+			}
+			if raceEnabled {
+				agent.Dispose()
+				return // filling the memory budget is too slow under the race detector
+			}
+			// Out of memory likewise, with its own cause.
+			out = es.Run(context.Background(), o, runtime.Request{Code: "let keep = 1; const a = []; for (;;) a.push(\"x\".repeat(1 << 20) + a.length)"})
+			if out.Err != nil && out.Err.Code == errs.CodeTimeout {
+				t.Logf("timed out before it filled the memory budget (a starved machine)")
+				agent.Dispose()
+				return
+			}
+			if out.Err == nil || out.Err.Code != errs.CodeMemoryLimit {
+				t.Fatalf("got %v, want MEMORY_LIMIT", out.Err)
+			}
+			wantCause = runtime.ResetMemory
+			if name == runtime.EngineWazero {
+				wantCause = "" // QuickJS's allocator fails the allocation; the instance lives on
+			}
+			if out := es.Run(context.Background(), o, runtime.Request{Code: "return typeof keep"}); out.ResetCause != wantCause {
+				t.Fatalf("after running out of memory: got %s %v, reset cause %q", out.Value, out.Err, out.ResetCause)
 			}
 			agent.Dispose()
 			if es.Len() != 0 {
@@ -182,5 +221,61 @@ func TestUnknownEngine(t *testing.T) {
 	out := rt.Run(context.Background(), runtime.Request{Code: "return 1"})
 	if out.Err == nil || !errors.Is(out.Err, runtime.ErrClosed) {
 		t.Fatalf("run on a closed runtime: got %v", out.Err)
+	}
+}
+
+// TestLimitFailuresReadTheSameOnEveryEngine: a failure one of the limits
+// caused names the limit (and, for a timeout, what the program was
+// waiting for) in one wording, whichever engine ran the program.
+func TestLimitFailuresReadTheSameOnEveryEngine(t *testing.T) {
+	rts := engines(t)
+	blocking := func(ctx context.Context, name string, args json.RawMessage) (string, json.RawMessage, error) {
+		<-ctx.Done()
+		return "p:ptc:1", nil, ctx.Err()
+	}
+	tests := []struct {
+		name     string
+		code     string
+		limits   runtime.Limits
+		wantCode errs.Code
+		want     string // the whole message
+	}{
+		{name: "busy loop", code: "for (;;) {}", limits: runtime.Limits{Timeout: 200 * time.Millisecond}, wantCode: errs.CodeTimeout,
+			want: "the program ran out of time at its time limit of 200ms (set by timeoutMs; the server allows up to 5s); it was running its own code, not waiting for any tool (a loop that does not end, or more work than one program can do in time). Do less per program: split the work over several code_run calls, or make fewer or faster calls"},
+		{name: "a pending call", code: "await tools.slow({})", limits: runtime.Limits{Timeout: 200 * time.Millisecond}, wantCode: errs.CodeTimeout,
+			want: `the program ran out of time at its time limit of 200ms (set by timeoutMs; the server allows up to 5s); it was waiting for tools["slow"] (nested call 1, started 0s into the program). Do less per program: split the work over several code_run calls, or make fewer or faster calls`},
+		{name: "stack overflow", code: "function f() { return f() }\nf()", wantCode: errs.CodeStackOverflow,
+			want: "the program recursed too deep: the engine's call stack overflowed (make the recursion a loop, or recurse less deeply)"},
+		{name: "memory", code: "const a = []; for (;;) a.push(\"x\".repeat(1 << 20) + a.length)", wantCode: errs.CodeMemoryLimit,
+			want: "the program exceeded its memory budget of 64 MiB: hold less at once (process results as they arrive, keep summaries rather than whole responses)"},
+		{name: "never settles", code: "await new Promise(() => {})", wantCode: errs.CodeRuntimeError,
+			want: "the program's promise can never settle: it awaits something that nothing will resolve (no tool call is in flight, and timers are not available)"},
+	}
+	for _, tt := range tests {
+		for name, rt := range rts {
+			if tt.wantCode == errs.CodeMemoryLimit && name == runtime.EngineGoja && raceEnabled {
+				t.Logf("%s on goja: skipped under the race detector", tt.name)
+				continue
+			}
+			out := rt.Run(context.Background(), runtime.Request{Code: tt.code, Limits: tt.limits, Tools: []string{"slow"}, Call: blocking})
+			if tt.wantCode == errs.CodeMemoryLimit && out.Err != nil && out.Err.Code == errs.CodeTimeout {
+				// goja's heap watchdog needs the GC to keep up; on a starved
+				// machine the deadline can come first.
+				t.Logf("%s on %s: timed out before it filled the memory budget", tt.name, name)
+				continue
+			}
+			if out.Err == nil || out.Err.Code != tt.wantCode {
+				t.Errorf("%s on %s: got %v, want %s", tt.name, name, out.Err, tt.wantCode)
+				continue
+			}
+			got := out.Err.Message
+			if tt.name == "a pending call" {
+				// The start offset is a measurement: keep its shape only.
+				got = regexp.MustCompile(`started [0-9.]+[µm]?s into`).ReplaceAllString(got, "started 0s into")
+			}
+			if got != tt.want {
+				t.Errorf("%s on %s:\ngot  %s\nwant %s", tt.name, name, got, tt.want)
+			}
+		}
 	}
 }

@@ -1,22 +1,12 @@
-// Package scope holds lifecycles and tool layers: the bottom of codemode's
-// import graph.
+// Package scope holds lifecycles: the bottom of codemode's import graph.
 //
-// # Lifecycles
-//
-// A [Scope] is a node of the host → preset → agent tree. It owns effects
-// (cleanup functions). [Scope.Dispose] runs the scope's effects newest first,
-// then disposes its children, and returns only when all of that is done.
-// Disposal is idempotent, and an effect registered on a disposed scope runs
-// at once, so "register a cleanup" can never silently leak.
-//
-// # Layers
-//
-// Tools (and prompt sections and contexts) live in one of three layers:
-// global (host-wide: MCP servers, profile bundles), preset (a preset's own
-// plugins) and agent (one agent's tool sets). A [Table] stores named values
-// per layer and answers the two views of CONTRACT §2: [Table.Get] (global)
-// and [Table.GetIn] (preset-qualified), plus [Table.Resolve] for an agent's
-// full view. [Table.Owned] is the ownership rule code mode masks by.
+// A [Scope] is a node of the host → preset → agent tree (plugins hang
+// under a preset). It owns effects (cleanup functions). [Scope.Dispose]
+// runs the scope's effects newest first, then disposes its children, and
+// returns only when all of that is done. Disposal is idempotent, and an
+// effect registered on a disposed scope runs at once, so "register a
+// cleanup" can never silently leak (docs/contract.md#layers). The tool
+// layers that hang off this tree live in package tools.
 package scope
 
 import (

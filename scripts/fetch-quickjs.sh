@@ -1,8 +1,27 @@
 #!/usr/bin/env bash
-# Places the pinned QuickJS-ng wasm artifact (npm package
-# @jitl/quickjs-ng-wasmfile-release-sync, sha256-verified) where the wazero
-# engine finds it: $CODEMODE_QUICKJS_DIR, else the user cache directory.
-# Needs go and npm. Safe to rerun: a verified artifact is left alone.
+# Re-derives the QuickJS-NG wasm artifact that codemode embeds
+# (runtime/internal/quickjs/embed) from npm and compares it byte for byte:
+# package @jitl/quickjs-ng-wasmfile-release-sync at the pinned version,
+# npm integrity and sha256 checked. Exit 1 if anything differs.
+#
+# Building and testing codemode need none of this: the artifact is in git.
+# When npm is not installed or its registry cannot be reached, the check is
+# skipped with a message and exit 0 (CI runs it wherever it can).
+#
+#   scripts/fetch-quickjs.sh            compare with the embedded copy
+#   scripts/fetch-quickjs.sh -o DIR     write the files into DIR instead
+#                                       (for $CODEMODE_QUICKJS_DIR, or to
+#                                       replace the embedded copy)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+pkg=$(sed -n 's/^package: //p' runtime/internal/quickjs/embed/PROVENANCE)
+ver=$(sed -n 's/^version: //p' runtime/internal/quickjs/embed/PROVENANCE)
+if ! command -v npm >/dev/null 2>&1; then
+  echo "fetch-quickjs: SKIP: npm is not installed; the embedded artifact was not re-derived"
+  exit 0
+fi
+if ! timeout 60 npm view "$pkg@$ver" version >/dev/null 2>&1; then
+  echo "fetch-quickjs: SKIP: the npm registry did not answer for $pkg@$ver; the embedded artifact was not re-derived"
+  exit 0
+fi
 exec go run ./runtime/internal/quickjs/cmd/fetchquickjs "$@"

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/codemode/codemode/scope"
 )
 
 // Section is a named block of the system prompt, such as "tools:sdk".
@@ -66,13 +64,13 @@ type AssembleOptions struct {
 type AssembleHook func(ctx context.Context, agent *Agent, next func() (*Assembly, error)) (*Assembly, error)
 
 type promptTables struct {
-	sections scope.Table[Section]
-	contexts scope.Table[PromptContext]
+	sections table[Section]
+	contexts table[PromptContext]
 }
 
 // AddSection registers a prompt section in layer l. A duplicate name in one
 // layer fails.
-func (r *Registry) AddSection(l scope.Layer, s Section) (remove func(), err error) {
+func (r *Registry) AddSection(l Layer, s Section) (remove func(), err error) {
 	if s.Name == "" {
 		return nil, fmt.Errorf("tools: section: empty name")
 	}
@@ -85,7 +83,7 @@ func (r *Registry) AddSection(l scope.Layer, s Section) (remove func(), err erro
 
 // AddContext registers a prompt context in layer l. Order must be finite
 // (NaN and ±Inf are refused); a duplicate name in one layer fails.
-func (r *Registry) AddContext(l scope.Layer, c PromptContext) (remove func(), err error) {
+func (r *Registry) AddContext(l Layer, c PromptContext) (remove func(), err error) {
 	if c.Name == "" {
 		return nil, fmt.Errorf("tools: prompt context: empty name")
 	}

@@ -6,32 +6,30 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/codemode/codemode/scope"
 )
 
 func TestAssemble(t *testing.T) {
 	r := New(Options{})
 	noop := func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }
-	r.Register(scope.Preset("std"), Tool{Name: "read", Handler: noop})
-	r.Register(scope.Global(), Tool{Name: "mcp__fake__ticker", Handler: noop})
-	r.Register(scope.Agent("a1"), Tool{Name: "team_send", Handler: noop})
-	r.Register(scope.Agent("a2"), Tool{Name: "other_agent_tool", Handler: noop})
-	r.AddSection(scope.Global(), Section{Name: "intro", Text: "hello"})
-	r.AddSection(scope.Preset("std"), Section{Name: "tools:sdk", Text: "sdk"})
-	mustCtx := func(l scope.Layer, c PromptContext) {
+	r.Register(PresetLayer("std"), Tool{Name: "read", Handler: noop})
+	r.Register(GlobalLayer(), Tool{Name: "mcp__fake__ticker", Handler: noop})
+	r.Register(AgentLayer("a1"), Tool{Name: "team_send", Handler: noop})
+	r.Register(AgentLayer("a2"), Tool{Name: "other_agent_tool", Handler: noop})
+	r.AddSection(GlobalLayer(), Section{Name: "intro", Text: "hello"})
+	r.AddSection(PresetLayer("std"), Section{Name: "tools:sdk", Text: "sdk"})
+	mustCtx := func(l Layer, c PromptContext) {
 		t.Helper()
 		if _, err := r.AddContext(l, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	mustCtx(scope.Global(), PromptContext{Name: "sandbox:policy", Order: 110, Text: "sandbox"})
-	mustCtx(scope.Global(), PromptContext{Name: "working-directory", Order: 100, Text: "cwd", Required: true})
-	mustCtx(scope.Global(), PromptContext{Name: "empty", Order: 1, Text: ""})
-	mustCtx(scope.Preset("std"), PromptContext{Name: "probe", Order: 550, TextFunc: func(a *Agent) string { return "agent=" + a.ID }})
-	mustCtx(scope.Agent("a1"), PromptContext{Name: "team", Order: 125, Text: "team"})
+	mustCtx(GlobalLayer(), PromptContext{Name: "sandbox:policy", Order: 110, Text: "sandbox"})
+	mustCtx(GlobalLayer(), PromptContext{Name: "working-directory", Order: 100, Text: "cwd", Required: true})
+	mustCtx(GlobalLayer(), PromptContext{Name: "empty", Order: 1, Text: ""})
+	mustCtx(PresetLayer("std"), PromptContext{Name: "probe", Order: 550, TextFunc: func(a *Agent) string { return "agent=" + a.ID() }})
+	mustCtx(AgentLayer("a1"), PromptContext{Name: "team", Order: 125, Text: "team"})
 
-	agent := &Agent{ID: "a1", Preset: "std"}
+	agent := &Agent{id: "a1", preset: "std"}
 	tests := []struct {
 		name         string
 		opts         AssembleOptions
@@ -72,29 +70,29 @@ func TestAssemble(t *testing.T) {
 func TestAssembleContextErrors(t *testing.T) {
 	r := New(Options{})
 	for _, order := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if _, err := r.AddContext(scope.Global(), PromptContext{Name: "x", Order: order, Text: "t"}); err == nil || !strings.Contains(err.Error(), "finite") {
+		if _, err := r.AddContext(GlobalLayer(), PromptContext{Name: "x", Order: order, Text: "t"}); err == nil || !strings.Contains(err.Error(), "finite") {
 			t.Errorf("order %v: got %v, want a finite-order error", order, err)
 		}
 	}
-	if _, err := r.AddContext(scope.Global(), PromptContext{Name: "x", Order: 1, Text: "t"}); err != nil {
+	if _, err := r.AddContext(GlobalLayer(), PromptContext{Name: "x", Order: 1, Text: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.AddContext(scope.Global(), PromptContext{Name: "x", Order: 2, Text: "t"}); err == nil || !strings.Contains(err.Error(), "already registered") {
+	if _, err := r.AddContext(GlobalLayer(), PromptContext{Name: "x", Order: 2, Text: "t"}); err == nil || !strings.Contains(err.Error(), "already registered") {
 		t.Errorf("duplicate: got %v", err)
 	}
-	if _, err := r.AddContext(scope.Agent("a"), PromptContext{Name: "x", Order: 2, Text: "t"}); err != nil {
+	if _, err := r.AddContext(AgentLayer("a"), PromptContext{Name: "x", Order: 2, Text: "t"}); err != nil {
 		t.Errorf("same name in another layer: got %v", err)
 	}
-	if _, err := r.AddSection(scope.Global(), Section{Name: "s"}); err != nil {
+	if _, err := r.AddSection(GlobalLayer(), Section{Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.AddSection(scope.Global(), Section{Name: "s"}); err == nil {
+	if _, err := r.AddSection(GlobalLayer(), Section{Name: "s"}); err == nil {
 		t.Error("duplicate section accepted")
 	}
-	if _, err := r.AddSection(scope.Global(), Section{}); err == nil {
+	if _, err := r.AddSection(GlobalLayer(), Section{}); err == nil {
 		t.Error("empty section name accepted")
 	}
-	if _, err := r.AddContext(scope.Global(), PromptContext{}); err == nil {
+	if _, err := r.AddContext(GlobalLayer(), PromptContext{}); err == nil {
 		t.Error("empty context name accepted")
 	}
 }
@@ -102,8 +100,8 @@ func TestAssembleContextErrors(t *testing.T) {
 func TestAssembleWaterfall(t *testing.T) {
 	r := New(Options{})
 	noop := func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }
-	r.Register(scope.Global(), Tool{Name: "a", Handler: noop})
-	r.Register(scope.Global(), Tool{Name: "b", Handler: noop})
+	r.Register(GlobalLayer(), Tool{Name: "a", Handler: noop})
+	r.Register(GlobalLayer(), Tool{Name: "b", Handler: noop})
 	var order []string
 	r.OnAssemble(func(ctx context.Context, agent *Agent, next func() (*Assembly, error)) (*Assembly, error) {
 		order = append(order, "outer")

@@ -3,9 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
-
-	"github.com/codemode/codemode/scope"
 )
 
 // BenchmarkExecute: a no-op tool through the full pipeline with one
@@ -14,9 +13,9 @@ import (
 //	go test -run '^$' -bench BenchmarkExecute -benchmem ./tools
 func BenchmarkExecute(b *testing.B) {
 	r := New(Options{})
-	r.Register(scope.Global(), Tool{Name: "noop", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
+	r.Register(GlobalLayer(), Tool{Name: "noop", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
 	r.OnPreExecute(func(ctx context.Context, e *Execution, next func() Decision) Decision { return next() })
-	r.AddGuard(func(e *Execution) string { return "" })
+	r.OnGuard(func(e *Execution) string { return "" })
 	args := json.RawMessage(`{}`)
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -31,9 +30,9 @@ func BenchmarkExecute(b *testing.B) {
 // ({text: string}, required, no extra properties).
 func BenchmarkExecuteValidated(b *testing.B) {
 	r := New(Options{})
-	r.Register(scope.Global(), echoTool())
+	r.Register(GlobalLayer(), echoTool())
 	r.OnPreExecute(func(ctx context.Context, e *Execution, next func() Decision) Decision { return next() })
-	r.AddGuard(func(e *Execution) string { return "" })
+	r.OnGuard(func(e *Execution) string { return "" })
 	args := json.RawMessage(`{"text":"hello"}`)
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -41,5 +40,31 @@ func BenchmarkExecuteValidated(b *testing.B) {
 		if res := r.Execute(ctx, Input{CallID: "c", Name: "echo", Arguments: args}); res.IsError {
 			b.Fatal(res.Err)
 		}
+	}
+}
+
+// BenchmarkExecuteMiddleware is BenchmarkExecute under 0, 1 and 3
+// pass-through middlewares: what a hook around every call costs.
+//
+//	go test -run '^$' -bench BenchmarkExecuteMiddleware -benchmem ./tools
+func BenchmarkExecuteMiddleware(b *testing.B) {
+	for _, n := range []int{0, 1, 3} {
+		b.Run(fmt.Sprintf("middlewares=%d", n), func(b *testing.B) {
+			r := New(Options{})
+			r.Register(GlobalLayer(), Tool{Name: "noop", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
+			for range n {
+				r.Use(func(next Executor) Executor {
+					return func(ctx context.Context, e *Execution) *Result { return next(ctx, e) }
+				})
+			}
+			args := json.RawMessage(`{}`)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := r.Execute(ctx, Input{CallID: "c", Name: "noop", Arguments: args}); res.IsError {
+					b.Fatal(res.Err)
+				}
+			}
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -13,7 +12,7 @@ import (
 // still passes post-execute, and reads "Error: <reason>".
 func ExampleRegistry_Execute() {
 	r := tools.New(tools.Options{})
-	r.Register(scope.Global(), tools.Tool{
+	r.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        "delete_repo",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {

@@ -3,13 +3,15 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/codemode/codemode/tools/errs"
 	"log/slog"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // Input is what a caller passes to Execute.
@@ -69,9 +71,10 @@ type Execution struct {
 	args       string // the JSON snapshot; a string, so nobody can mutate it
 	agent      *Agent
 	parent     Token
-	info       *registered
+	info       *registered // nil until the name resolved
 	start      time.Time
 	done       atomic.Bool
+	in         Input // as the caller gave it; the pipeline reads Arguments, Timeout, Inline
 }
 
 // CallID is the call's id.
@@ -102,28 +105,38 @@ func (e *Execution) ParentCallID() string { return e.parent.CallID() }
 // nested calls.
 func (e *Execution) Token() Token { return Token{e: e} }
 
-// Tool describes the resolved tool.
-func (e *Execution) Tool() Info { return e.info.info() }
+// Tool describes the resolved tool; the zero Info until the name resolved.
+func (e *Execution) Tool() Info {
+	if e.info == nil {
+		return Info{}
+	}
+	return e.info.info()
+}
+
+// Start is when Execute began the call.
+func (e *Execution) Start() time.Time { return e.start }
 
 // Finished reports whether the execution has been finalized.
 func (e *Execution) Finished() bool { return e.done.Load() }
 
-// Execute runs one call through the pipeline of CONTRACT §3: resolve,
+// Execute runs one call through the pipeline of docs/contract.md#pipeline: resolve,
 // snapshot, validate, pre-execute waterfall, approval, guards, dispatch,
 // post-execute waterfall, finalize. It never panics and never returns nil:
 // every failure is an error result with a code.
 func (r *Registry) Execute(ctx context.Context, in Input) *Result {
 	start := time.Now()
-	e := &Execution{reg: r, callID: in.CallID, rootCallID: in.RootCallID, name: in.Name, agent: in.Agent, parent: in.Parent, start: start}
+	e := &Execution{reg: r, callID: in.CallID, rootCallID: in.RootCallID, name: in.Name, agent: in.Agent, parent: in.Parent, start: start, in: in}
 	if e.rootCallID == "" {
 		e.rootCallID = in.CallID
 	}
-	res := r.execute(ctx, e, in)
+	res := r.run(ctx, e)
 	r.finalize(e, res)
 	return res
 }
 
-func (r *Registry) execute(ctx context.Context, e *Execution, in Input) *Result {
+// pipeline is steps 1–8, the innermost Executor.
+func (r *Registry) pipeline(ctx context.Context, e *Execution) *Result {
+	in := &e.in
 	// A parent token must come from a live execution of this registry: a
 	// stale or foreign token proves nothing.
 	if p := in.Parent.e; p != nil && (p.reg != r || p.done.Load()) {
@@ -174,6 +187,12 @@ func (r *Registry) decide(ctx context.Context, e *Execution) *errs.Error {
 	case Ask:
 		ok, err := r.approve(ctx, e, d.Reason)
 		if err != nil {
+			// An approver that says why in a DENIED error of its own (the
+			// user declined, the client cannot ask) is passed on as is.
+			var denied *errs.Error
+			if errors.As(err, &denied) && denied.Code == errs.CodeDenied {
+				return denied
+			}
 			return &errs.Error{Code: errs.CodeDenied, Message: "approval failed: " + err.Error(), Err: err}
 		}
 		if !ok {
@@ -427,7 +446,7 @@ func (r *Registry) finalize(e *Execution, res *Result) {
 		Name: e.name, Duration: time.Since(e.start), IsError: res.IsError,
 	}
 	if e.agent != nil {
-		ev.Agent = e.agent.ID
+		ev.Agent = e.agent.id
 	}
 	if res.Err != nil {
 		ev.Code = res.Err.Code

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools/errs"
 )
 
@@ -42,11 +41,11 @@ func newHarness(t *testing.T, opts Options, extra ...Tool) *harness {
 			h.mu.Unlock()
 			return inner(ctx, e)
 		}
-		if _, err := h.r.Register(scope.Global(), tool); err != nil {
+		if _, err := h.r.Register(GlobalLayer(), tool); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h.r.Subscribe(func(ev ResultEvent) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() })
+	h.r.OnResult(func(ev ResultEvent) { h.mu.Lock(); h.events = append(h.events, ev); h.mu.Unlock() })
 	h.r.OnPostExecute(func(ctx context.Context, e *Execution, r *Result, next func() PostDecision) PostDecision {
 		h.mu.Lock()
 		h.posts++
@@ -82,6 +81,11 @@ func TestExecuteDecisions(t *testing.T) {
 		{name: "approver error fails closed", opts: Options{Approver: ApproverFunc(func(context.Context, *Execution, string) (bool, error) { return true, errors.New("service down") })},
 			pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { return Ask{} },
 			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "service down"},
+		{name: "approver's own denial passes as is", opts: Options{Approver: ApproverFunc(func(context.Context, *Execution, string) (bool, error) {
+			return false, errs.Errorf(errs.CodeDenied, "the user declined (rule 2: writes files)")
+		})},
+			pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { return Ask{} },
+			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "Error: the user declined (rule 2: writes files)"},
 		{name: "guard deny survives a later allow", guard: func(e *Execution) string { return "guarded" },
 			pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { next(); return Allow{} },
 			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "Error: guarded"},
@@ -152,7 +156,7 @@ func runDecisionCase(t *testing.T, tt decisionCase, extra ...Tool) {
 		h.r.OnPreExecute(tt.pre)
 	}
 	if tt.guard != nil {
-		h.r.AddGuard(tt.guard)
+		h.r.OnGuard(tt.guard)
 	}
 	if tt.post != nil {
 		h.r.OnPostExecute(tt.post)
@@ -227,18 +231,18 @@ func TestNestedExecution(t *testing.T) {
 		parentID, root string
 		nested         bool
 	}
-	r.Register(scope.Global(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	r.Register(GlobalLayer(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		inner.parentID, inner.root, inner.nested = e.ParentCallID(), e.RootCallID(), !e.Parent().IsZero()
 		return TextResult("leaf"), nil
 	}})
 	var stale Token
-	r.Register(scope.Global(), Tool{Name: "outer", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	r.Register(GlobalLayer(), Tool{Name: "outer", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		stale = e.Token()
 		res := r.Execute(ctx, Input{CallID: e.CallID() + ":ptc:1", RootCallID: e.RootCallID(), Name: "leaf", Parent: e.Token(), Agent: e.Agent()})
 		return res, nil
 	}})
 	var events []ResultEvent
-	r.Subscribe(func(ev ResultEvent) { events = append(events, ev) })
+	r.OnResult(func(ev ResultEvent) { events = append(events, ev) })
 	res := r.Execute(context.Background(), Input{CallID: "root", Name: "outer"})
 	if res.IsError || res.TextOf() != "leaf" {
 		t.Fatalf("got %+v", res)
@@ -256,8 +260,8 @@ func TestNestedExecution(t *testing.T) {
 	}
 	// Nor does a token of another registry.
 	other := New(Options{})
-	other.Register(scope.Global(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
-	r.Register(scope.Global(), Tool{Name: "cross", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
+	other.Register(GlobalLayer(), Tool{Name: "leaf", Handler: func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }})
+	r.Register(GlobalLayer(), Tool{Name: "cross", Handler: func(ctx context.Context, e *Execution) (*Result, error) {
 		return other.Execute(ctx, Input{CallID: "x", Name: "leaf", Parent: e.Token()}), nil
 	}})
 	res = r.Execute(context.Background(), Input{CallID: "c", Name: "cross"})
@@ -271,18 +275,18 @@ func TestRegister(t *testing.T) {
 	noop := func(ctx context.Context, e *Execution) (*Result, error) { return nil, nil }
 	tests := []struct {
 		name    string
-		layer   scope.Layer
+		layer   Layer
 		tool    Tool
 		wantErr string
 	}{
-		{"ok", scope.Global(), Tool{Name: "a", Handler: noop}, ""},
-		{"reserved", scope.Global(), Tool{Name: "run_code", Handler: noop}, "reserved"},
-		{"duplicate in a layer", scope.Global(), Tool{Name: "a", Handler: noop}, "already registered"},
-		{"same name in another layer", scope.Preset("p"), Tool{Name: "a", Handler: noop}, ""},
-		{"empty", scope.Global(), Tool{Handler: noop}, "empty name"},
-		{"no handler", scope.Global(), Tool{Name: "b"}, "no handler"},
-		{"bad schema json", scope.Global(), Tool{Name: "c", Handler: noop, InputSchema: json.RawMessage(`{`)}, "input schema"},
-		{"unresolvable schema", scope.Global(), Tool{Name: "d", Handler: noop, InputSchema: json.RawMessage(`{"$ref":"#/$defs/missing"}`)}, "input schema"},
+		{"ok", GlobalLayer(), Tool{Name: "a", Handler: noop}, ""},
+		{"reserved", GlobalLayer(), Tool{Name: "run_code", Handler: noop}, "reserved"},
+		{"duplicate in a layer", GlobalLayer(), Tool{Name: "a", Handler: noop}, "already registered"},
+		{"same name in another layer", PresetLayer("p"), Tool{Name: "a", Handler: noop}, ""},
+		{"empty", GlobalLayer(), Tool{Handler: noop}, "empty name"},
+		{"no handler", GlobalLayer(), Tool{Name: "b"}, "no handler"},
+		{"bad schema json", GlobalLayer(), Tool{Name: "c", Handler: noop, InputSchema: json.RawMessage(`{`)}, "input schema"},
+		{"unresolvable schema", GlobalLayer(), Tool{Name: "d", Handler: noop, InputSchema: json.RawMessage(`{"$ref":"#/$defs/missing"}`)}, "input schema"},
 	}
 	for _, tt := range tests {
 		_, err := r.Register(tt.layer, tt.tool)
@@ -290,27 +294,27 @@ func TestRegister(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.wantErr)
 		}
 	}
-	rm, _ := r.Register(scope.Agent("a1"), Tool{Name: "team", Handler: noop})
-	if _, ok := r.Lookup("team", &Agent{ID: "a1", Preset: "p"}); !ok {
+	rm, _ := r.Register(AgentLayer("a1"), Tool{Name: "team", Handler: noop})
+	if _, ok := r.Lookup("team", &Agent{id: "a1", preset: "p"}); !ok {
 		t.Fatal("agent tool not visible to its agent")
 	}
-	if _, ok := r.Lookup("team", &Agent{ID: "a2", Preset: "p"}); ok {
+	if _, ok := r.Lookup("team", &Agent{id: "a2", preset: "p"}); ok {
 		t.Fatal("agent tool visible to another agent")
 	}
-	rm()
-	if _, ok := r.Lookup("team", &Agent{ID: "a1"}); ok {
+	rm.Remove()
+	if _, ok := r.Lookup("team", &Agent{id: "a1"}); ok {
 		t.Fatal("removed tool still visible")
 	}
 	if !r.Owned("a", "p") == true && r.Owned("a", "p") {
 		t.Fatal("unreachable")
 	}
-	if info, ok := r.GetIn("a", "p"); !ok || info.Layer != scope.Preset("p") {
+	if info, ok := r.GetIn("a", "p"); !ok || info.Layer != PresetLayer("p") {
 		t.Fatalf("GetIn: got %+v", info)
 	}
 	if _, ok := r.Get("a"); !ok {
 		t.Fatal("Get")
 	}
-	if got := len(r.List(&Agent{ID: "a1", Preset: "p"})); got != 1 {
+	if got := len(r.List(&Agent{id: "a1", preset: "p"})); got != 1 {
 		t.Fatalf("List: got %d tools, want 1 (preset shadows global)", got)
 	}
 }
@@ -318,8 +322,8 @@ func TestRegister(t *testing.T) {
 func TestRegistrationUpdate(t *testing.T) {
 	r := New(Options{})
 	changes := 0
-	stopWatching := r.OnChange(func(l scope.Layer) {
-		if l != scope.Global() {
+	stopWatching := r.OnChange(func(l Layer) {
+		if l != GlobalLayer() {
 			t.Errorf("OnChange: got layer %v, want global", l)
 		}
 		changes++
@@ -327,7 +331,7 @@ func TestRegistrationUpdate(t *testing.T) {
 	answer := func(v string) Handler {
 		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
 	}
-	g, err := r.Add(scope.Global(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
+	g, err := r.Register(GlobalLayer(), Tool{Name: "t", Description: "v1", Handler: answer("1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,8 +378,8 @@ func TestRegistrationUpdate(t *testing.T) {
 		t.Errorf("OnChange ran %d times, want 3", changes)
 	}
 	stopWatching()
-	rm, _ := r.Register(scope.Global(), Tool{Name: "u", Handler: answer("u")})
-	rm()
+	rm, _ := r.Register(GlobalLayer(), Tool{Name: "u", Handler: answer("u")})
+	rm.Remove()
 	if changes != 3 {
 		t.Errorf("OnChange ran after its removal")
 	}
@@ -388,7 +392,7 @@ func TestRegistrationUpdateIsAtomic(t *testing.T) {
 	answer := func(v string) Handler {
 		return func(ctx context.Context, e *Execution) (*Result, error) { return TextResult(v), nil }
 	}
-	g, _ := r.Add(scope.Global(), Tool{Name: "t", Handler: answer("old")})
+	g, _ := r.Register(GlobalLayer(), Tool{Name: "t", Handler: answer("old")})
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 2 {

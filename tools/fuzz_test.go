@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-
-	"github.com/codemode/codemode/scope"
 )
 
 // FuzzExecuteArguments feeds arbitrary argument bytes through snapshot and
@@ -16,7 +14,7 @@ func FuzzExecuteArguments(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	r := New(Options{})
-	if _, err := r.Register(scope.Global(), echoTool()); err != nil {
+	if _, err := r.Register(GlobalLayer(), echoTool()); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {

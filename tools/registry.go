@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools/errs"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -17,20 +16,6 @@ import (
 // ReservedName cannot be registered: the host family uses it for its own
 // built-in code runner, and a second tool under that name would shadow it.
 const ReservedName = "run_code"
-
-// Agent identifies the agent a call runs for. Preset is the key of the
-// agent's preset (its view's preset layer).
-type Agent struct {
-	ID     string
-	Preset string
-}
-
-func (a *Agent) view() scope.View {
-	if a == nil {
-		return scope.View{}
-	}
-	return scope.View{Preset: a.Preset, Agent: a.ID}
-}
 
 // Options configures a Registry. The zero value means the defaults.
 type Options struct {
@@ -63,7 +48,7 @@ const MaxNameBytes = 512
 type Registry struct {
 	opts   Options
 	log    *slog.Logger
-	tools  scope.Table[*registered]
+	tools  table[*registered]
 	prompt promptTables
 
 	pre     listeners[PreExecute]
@@ -72,19 +57,24 @@ type Registry struct {
 	post    listeners[PostExecute]
 	subs    listeners[func(ResultEvent)]
 	asm     listeners[AssembleHook]
-	changes listeners[func(scope.Layer)]
+	changes listeners[func(Layer)]
 	gen     atomic.Uint64 // bumped on every tool registration, update and removal
+
+	mw middlewares
+
+	agentsMu sync.Mutex
+	agentIDs map[string]bool // the IDs of live agents: an agent layer is keyed by ID
 }
 
 type registered struct {
 	tool   Tool
 	schema *jsonschema.Resolved // nil: the schema accepts every object
-	layer  scope.Layer
+	layer  Layer
 }
 
 // New returns an empty registry.
 func New(opts Options) *Registry {
-	r := &Registry{opts: opts, log: opts.Logger}
+	r := &Registry{opts: opts, log: opts.Logger, agentIDs: map[string]bool{}}
 	if r.opts.Approver == nil {
 		r.opts.Approver = RefuseAll
 	}
@@ -137,17 +127,6 @@ func (l *listeners[T]) load() []*T {
 	return nil
 }
 
-// Register adds t to layer l. It fails for the reserved name, an empty name,
-// a missing handler, a schema that does not resolve, or a name the layer
-// already has. The returned remove unregisters it (idempotent).
-func (r *Registry) Register(l scope.Layer, t Tool) (remove func(), err error) {
-	g, err := r.Add(l, t)
-	if err != nil {
-		return nil, err
-	}
-	return g.Remove, nil
-}
-
 // ErrRemoved is returned (wrapped) by Registration.Update after Remove.
 var ErrRemoved = errors.New("the registration was removed")
 
@@ -156,13 +135,15 @@ var ErrRemoved = errors.New("the registration was removed")
 type Registration struct {
 	r     *Registry
 	name  string
-	layer scope.Layer
-	slot  *scope.Slot[*registered]
+	layer Layer
+	slot  *slot[*registered]
 	once  sync.Once
 }
 
-// Add is Register returning the Registration.
-func (r *Registry) Add(l scope.Layer, t Tool) (*Registration, error) {
+// Register adds t to layer l. It fails for the reserved name, an empty name,
+// a missing handler, a schema that does not resolve, or a name the layer
+// already has. The Registration updates the tool in place or removes it.
+func (r *Registry) Register(l Layer, t Tool) (*Registration, error) {
 	g, err := r.prepare(l, t)
 	if err != nil {
 		return nil, err
@@ -203,7 +184,7 @@ func (g *Registration) Remove() {
 }
 
 // prepare checks a definition and resolves its input schema.
-func (r *Registry) prepare(l scope.Layer, t Tool) (*registered, error) {
+func (r *Registry) prepare(l Layer, t Tool) (*registered, error) {
 	switch {
 	case t.Name == "":
 		return nil, errors.New("tools: register: empty name")
@@ -231,7 +212,7 @@ func (r *Registry) prepare(l scope.Layer, t Tool) (*registered, error) {
 
 // changed records a change of the tool set: the generation moves and the
 // OnChange listeners run.
-func (r *Registry) changed(l scope.Layer) {
+func (r *Registry) changed(l Layer) {
 	r.gen.Add(1)
 	for _, fn := range r.changes.load() {
 		func() {
@@ -249,7 +230,7 @@ func (r *Registry) changed(l scope.Layer) {
 // registration, an update or a removal. fn runs synchronously on the
 // goroutine that made the change and must not block; a burst of changes
 // calls it once per change.
-func (r *Registry) OnChange(fn func(scope.Layer)) (remove func()) { return r.changes.add(fn) }
+func (r *Registry) OnChange(fn func(Layer)) (remove func()) { return r.changes.add(fn) }
 
 // Generation changes whenever a tool is registered or removed, so callers
 // can cache what they derive from the tool set (listings, catalogs).
@@ -261,14 +242,15 @@ type Info struct {
 	Description  string
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
-	Layer        scope.Layer
+	Annotations  *Annotations // nil when the tool declares none; shared, do not modify
+	Layer        Layer
 }
 
 func (g *registered) info() Info {
-	return Info{Name: g.tool.Name, Description: g.tool.Description, InputSchema: g.tool.InputSchema, OutputSchema: g.tool.OutputSchema, Layer: g.layer}
+	return Info{Name: g.tool.Name, Description: g.tool.Description, InputSchema: g.tool.InputSchema, OutputSchema: g.tool.OutputSchema, Annotations: g.tool.Annotations, Layer: g.layer}
 }
 
-// Get is the global view of CONTRACT §2.
+// Get is the global view of docs/contract.md#layers.
 func (r *Registry) Get(name string) (Info, bool) {
 	g, ok := r.tools.Get(name)
 	if !ok {
@@ -310,22 +292,23 @@ func (r *Registry) List(agent *Agent) []Info {
 	return out
 }
 
-// OnPreExecute adds a pre-execute listener.
+// OnPreExecute adds a listener to the pre-execute waterfall (step 4).
 func (r *Registry) OnPreExecute(fn PreExecute) (remove func()) { return r.pre.add(fn) }
 
-// AddGuard adds a monotonic guard.
-func (r *Registry) AddGuard(g Guard) (remove func()) { return r.guards.add(g) }
+// OnGuard adds a monotonic guard (step 6).
+func (r *Registry) OnGuard(g Guard) (remove func()) { return r.guards.add(g) }
 
-// OnExecute adds a dispatch-waterfall listener.
+// OnExecute adds a listener to the dispatch waterfall around the body (step
+// 7).
 func (r *Registry) OnExecute(fn ExecuteHook) (remove func()) { return r.exec.add(fn) }
 
-// OnPostExecute adds a post-execute listener.
+// OnPostExecute adds a listener to the post-execute waterfall (step 8).
 func (r *Registry) OnPostExecute(fn PostExecute) (remove func()) { return r.post.add(fn) }
 
-// Subscribe registers fn for every tool/result event. fn is called
+// OnResult registers fn for every tool/result event (step 9). fn is called
 // synchronously on the executing goroutine after the result is final; it
 // must be quick and must not call Execute.
-func (r *Registry) Subscribe(fn func(ResultEvent)) (remove func()) { return r.subs.add(fn) }
+func (r *Registry) OnResult(fn func(ResultEvent)) (remove func()) { return r.subs.add(fn) }
 
 // ResultEvent is the tool/result log event.
 type ResultEvent struct {

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/codemode/codemode/tools/errs"
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // maxSafeInt is the largest integer a JSON number keeps exactly in every

@@ -1,8 +1,9 @@
 package tools
 
 import (
-	"github.com/codemode/codemode/tools/errs"
 	"strings"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // unknown builds the UNKNOWN_TOOL error for name with close-name

@@ -2,8 +2,9 @@ package tools
 
 import (
 	"fmt"
-	"github.com/codemode/codemode/tools/errs"
 	"strings"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // validationError rewrites a jsonschema-go error ("validating root:

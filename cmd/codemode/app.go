@@ -7,10 +7,15 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/fixture"
+	"github.com/codemode/codemode/internal/policy"
+	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
@@ -18,6 +23,9 @@ import (
 )
 
 const presetKey = "codemode"
+
+// configEmbedded is the source loadConfig reports for the embedded default.
+const configEmbedded = "embedded default"
 
 // commonFlags are the flags every command that mounts tools shares.
 type commonFlags struct {
@@ -31,7 +39,7 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config `file` (default ./codemode.json if present, else the embedded default: the fake MCP server)")
-	fs.StringVar(&c.engine, "engine", "", "JavaScript engine: goja or wazero (overrides the config)")
+	fs.StringVar(&c.engine, "engine", "", "JavaScript engine: wazero (default: QuickJS with hard memory and CPU caps) or goja (faster, best-effort memory guard); overrides the config")
 	fs.StringVar(&c.mode, "mode", "", "environments: per-call or persistent-in-memory (overrides the config)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "wall-clock limit per program, e.g. 30s (overrides the config)")
 	fs.StringVar(&c.memory, "memory", "", "memory budget per environment, e.g. 256MiB (overrides the config)")
@@ -61,19 +69,19 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 			if err != nil {
 				return nil, "", fmt.Errorf("locating the codemode executable for the embedded default: %w", err)
 			}
-			cfg, src = config.Default(exe), "embedded default"
+			cfg, src = config.Default(exe), configEmbedded
 		}
 	}
 	resolveSelf(cfg)
 	if c.engine != "" {
-		if c.engine != config.EngineGoja && c.engine != config.EngineWazero {
-			return nil, "", fmt.Errorf("--engine: %q is not an engine (want goja or wazero)", c.engine)
+		if !runtime.KnownEngine(c.engine) {
+			return nil, "", fmt.Errorf("--engine: %q is not an engine (want one of %q)", c.engine, runtime.Engines())
 		}
 		cfg.CodeMode.Engine = c.engine
 	}
 	if c.mode != "" {
-		if c.mode != config.ModePerCall && c.mode != config.ModePersistentInMemory {
-			return nil, "", fmt.Errorf("--mode: %q is not a mode (want per-call or persistent-in-memory)", c.mode)
+		if !runtime.KnownMode(runtime.Mode(c.mode)) {
+			return nil, "", fmt.Errorf("--mode: %q is not a mode (want one of %q)", c.mode, runtime.Modes())
 		}
 		cfg.CodeMode.Mode = c.mode
 	}
@@ -93,50 +101,110 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 	return cfg, src, nil
 }
 
-// pluginOptions maps the codemode section to the preset's options.
-func pluginOptions(cfg *config.Config, log *slog.Logger) codemode.Options {
-	cm := cfg.CodeMode
-	return codemode.Options{
-		Engine: cm.Engine,
-		Mode:   codemode.Mode(cm.Mode),
-		Limits: runtime.Limits{
-			Timeout:               cm.Timeout,
-			MaxSubcalls:           cm.MaxSubcalls,
-			MaxConcurrentSubcalls: cm.MaxConcurrentSubcalls,
-			MaxLogBytes:           int(cm.MaxLogBytes),
-			MaxResultBytes:        int(cm.MaxResultBytes),
-			MaxCodeBytes:          int(cm.MaxCodeBytes),
-			MaxNestingDepth:       cm.MaxNestingDepth,
-			MemoryBytes:           cm.Memory,
-		},
-		Native:          cm.Native,
-		CatalogBudget:   cm.CatalogBudget,
-		MaxEnvironments: cm.MaxEnvironments,
-		IdleTTL:         cm.IdleTTL,
-		Logger:          log,
-	}
+// fixtureFlags are --record and --replay (run and serve).
+type fixtureFlags struct {
+	record string
+	replay string
 }
 
-// app is a mounted code-mode host: registry, upstream servers, preset.
+func (f *fixtureFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.record, "record", "", "record every upstream server's session (initialize, tools, calls) into `DIR`/<server>.txtar, secrets redacted; see docs/fixtures.md")
+	fs.StringVar(&f.replay, "replay", "", "serve every configured server from its recording `DIR`/<server>.txtar, in process, instead of starting it")
+}
+
+// apply swaps the configured servers for their recordings (--replay) and
+// returns the recorder for --record (nil without it). The recorder hides
+// the values of every server's env and headers as configured, before any
+// swap, and the HTTP front's bearer token. Errors are usage errors.
+func (f *fixtureFlags) apply(cfg *config.Config, log *slog.Logger) (*fixture.Recorder, error) {
+	secrets := []string{cfg.CodeMode.Token(nil)}
+	for _, name := range cfg.ServerNames() {
+		s := cfg.Servers[name]
+		for _, v := range s.Env {
+			secrets = append(secrets, v)
+		}
+		for _, v := range s.Headers {
+			secrets = append(secrets, v)
+		}
+	}
+	if f.replay != "" {
+		for _, name := range cfg.ServerNames() {
+			path := filepath.Join(f.replay, name+fixture.Ext)
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("--replay: no recording of server %q: %w", name, err)
+			}
+			cfg.Servers[name] = config.Server{Transport: config.TransportFixture, Fixture: path, MaxFrameBytes: cfg.Servers[name].MaxFrameBytes}
+		}
+	}
+	if f.record == "" {
+		return nil, nil
+	}
+	rec, err := fixture.NewRecorder(fixture.RecorderOptions{
+		Dir:     f.record,
+		Redact:  cfg.CodeMode.RedactRules(),
+		Secrets: redact.NewSecrets(secrets...),
+		Logger:  log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return rec, nil
+}
+
+// app is a mounted code-mode host: the scope tree (host → preset), the
+// registry, the upstream servers and the preset.
 type app struct {
-	host     *codemode.Host
+	host     *scope.Scope
+	reg      *tools.Registry
 	preset   *scope.Scope
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
+	policy   *policy.Policy
+	trail    *audit.Trail      // nil without an audit trail
+	recorder *fixture.Recorder // nil unless --record
 	log      *slog.Logger
 }
 
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger) (*app, error) {
-	a := &app{log: log}
-	a.host = codemode.NewHost(tools.Options{Logger: log, MaxArgumentBytes: int(cfg.CodeMode.MaxArgumentBytes)})
-	a.preset = a.host.Preset(presetKey)
-	m, err := upstream.Start(ctx, a.host.Registry, cfg.Servers, upstream.Options{PresetKey: presetKey, Native: cfg.CodeMode.Native, Logger: log})
+	return newRecordingApp(ctx, cfg, log, nil)
+}
+
+// newRecordingApp is newApp with the upstream sessions recorded by rec (if
+// not nil), which the app then owns: Close writes and closes it.
+func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *fixture.Recorder) (*app, error) {
+	a := &app{log: log, recorder: rec}
+	a.host = scope.NewHost("host")
+	var err error
+	if a.policy, err = policy.New(cfg.PolicyOptions(log)); err != nil {
+		return nil, err
+	}
+	ropts := cfg.RegistryOptions(log)
+	ropts.Approver = a.policy
+	a.reg = tools.New(ropts)
+	// The trail first: the outermost middleware, so it sees every call and
+	// its final result, and its line is written before the call is done.
+	if opts, ok := cfg.AuditOptions(log); ok {
+		opts.Session = a.policy.SessionOf
+		if a.trail, err = audit.Open(opts); err != nil {
+			return nil, err
+		}
+		a.reg.Use(a.trail.Middleware())
+	}
+	a.policy.Install(a.reg)
+	a.preset = a.host.Child(scope.KindPreset, presetKey)
+	uopts := upstream.Options{Logger: log}
+	if rec != nil {
+		uopts.Recorder = rec
+	}
+	m, err := upstream.Start(ctx, a.reg, cfg.Servers, uopts)
 	if err != nil {
-		a.host.Close()
+		a.Close()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
-	a.plugin, err = codemode.Mount(a.host, a.preset, pluginOptions(cfg, log))
+	opts := cfg.PresetOptions(log)
+	opts.Servers = serverStates(m)
+	a.plugin, err = codemode.Mount(a.reg, a.preset, opts)
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -151,7 +219,20 @@ func (a *app) Close() {
 	if a.upstream != nil {
 		a.upstream.Close()
 	}
-	a.host.Close()
+	a.host.Dispose()
+	a.closeRecorder()
+	if a.trail != nil {
+		_ = a.trail.Close()
+	}
+}
+
+// closeRecorder writes the recordings after the last call has returned.
+func (a *app) closeRecorder() {
+	if a.recorder != nil {
+		if err := a.recorder.Close(); err != nil {
+			a.log.Error("recording: " + err.Error())
+		}
+	}
 }
 
 // resolveSelf lets a config name this binary as "codemode" (the fixture

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/codemode/codemode/internal/fakemcp"
+	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/internal/front"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
@@ -39,9 +40,11 @@ func commands() []command {
 		{"serve", "serve code mode over MCP (stdio, or streamable HTTP with --listen)", cmdServe},
 		{"run", "run one program against the configured tools", cmdRun},
 		{"tools", "print the tool catalog (list | search QUERY | describe NAME...)", cmdTools},
+		{"policy", "explain which policy rule decides a call (explain TOOL [--caller program])", cmdPolicy},
 		{"verify", "check the code-mode contract with the real registry and print PASS/FAIL", cmdVerify},
+		{"prompt", "print what a model is given (the tool list and the instructions) with token counts", cmdPrompt},
 		{"bench", "benchmark engines and modes (per-call vs persistent)", cmdBench},
-		{"fakemcp", "run the fake MCP server (stdio) used by the embedded default", cmdFake},
+		{"fakemcp", "run the fake MCP server (stdio) used by the embedded default, or a recording (--fixture)", cmdFake},
 		{"version", "print the version", cmdVersion},
 	}
 }
@@ -130,18 +133,42 @@ func cmdVersion(ctx context.Context, env *cliEnv, args []string) int {
 }
 
 func cmdFake(ctx context.Context, env *cliEnv, args []string) int {
-	fs := newFlags(env, "fakemcp", "")
+	var fixturePath, listen, match, latency string
+	fs := newFlags(env, "fakemcp", "[--fixture FILE [--match exact|tool] [--latency recorded|none|DUR]] [--listen ADDR]")
+	fs.StringVar(&fixturePath, "fixture", "", "serve this recording (codemode serve/run --record) instead of the built-in tools")
+	fs.StringVar(&match, "match", "exact", "how a call no recorded call has the arguments of is answered: exact (a tool error naming the nearest recorded arguments) or tool (any recorded call of the tool, in order)")
+	fs.StringVar(&latency, "latency", "none", "delay of each replayed answer: recorded (the recorded duration), none, or a duration such as 25ms")
+	fs.StringVar(&listen, "listen", "", "serve streamable HTTP at http://`ADDR`/mcp instead of stdio (loopback, e.g. 127.0.0.1:0)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: codemode fakemcp\n\nServes the fake MCP server on stdin/stdout: tools ticker {symbol}, echo {text}, slow {ms}.\nEnvironment: %s=N exits abruptly on the N-th call; %s=FILE appends call events.\n", fakemcp.EnvCrashAfter, fakemcp.EnvEvents)
+		fmt.Fprintf(fs.Output(), "Usage: codemode fakemcp [flags]\n\nServes the fake MCP server on stdin/stdout: tools ticker {symbol}, echo {text}, slow {ms};\nwith --fixture, a recorded server instead (docs/fixtures.md).\nEnvironment: %s=N exits abruptly on the N-th call; %s=FILE appends call events.\n\nFlags:\n", fakemcp.EnvCrashAfter, fakemcp.EnvEvents)
+		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.stderr, "codemode fakemcp: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	mo := fakemcp.MainOptions{Fixture: fixturePath, Listen: listen}
+	var err error
+	if mo.Match, err = fixture.ParseRule(match); err != nil {
+		fmt.Fprintf(env.stderr, "codemode fakemcp: --match: %v\n", err)
+		return exitUsage
+	}
+	if mo.Latency, err = fakemcp.ParseLatency(latency); err != nil {
+		fmt.Fprintf(env.stderr, "codemode fakemcp: --latency: %v\n", err)
+		return exitUsage
+	}
+	if fixturePath == "" && (match != "exact" || latency != "none") {
+		fmt.Fprintln(env.stderr, "codemode fakemcp: --match and --latency apply to --fixture only")
+		return exitUsage
+	}
 	in, ok1 := env.stdin.(*os.File)
 	out, ok2 := env.stdout.(*os.File)
-	if !ok1 || !ok2 {
+	if listen == "" && (!ok1 || !ok2) {
 		fmt.Fprintln(env.stderr, "codemode fakemcp: stdin and stdout must be files or pipes")
 		return exitUsage
 	}
-	return fakemcp.Main(ctx, in, out, env.stderr)
+	return fakemcp.MainWith(ctx, in, out, env.stderr, mo)
 }

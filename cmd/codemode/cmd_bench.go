@@ -12,10 +12,11 @@ import (
 
 func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	var (
-		engine, mode, workloads, svg, via string
-		n, warmup, concurrency            int
-		asJSON, sweep                     bool
-		rowTime                           time.Duration
+		engine, mode, workloads, svg, via, url string
+		fixtureDir                             string
+		n, warmup, concurrency                 int
+		asJSON, sweep                          bool
+		rowTime                                time.Duration
 	)
 	fs := newFlags(env, "bench", "[flags]")
 	fs.StringVar(&engine, "engine", "all", "engine to run: goja, wazero or all (an unavailable engine is reported, not run)")
@@ -28,7 +29,9 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	fs.BoolVar(&asJSON, "json", false, "print one JSON document on stdout instead of the table")
 	fs.StringVar(&svg, "svg", "", "also write an SVG chart to `file`")
 	fs.BoolVar(&sweep, "sweep", false, "add the growth sweep: calls with 1, 10, 100, 1000 nested calls; repl with 1k, 10k, 100k records")
-	fs.StringVar(&via, "via", "", "set to `mcp` to measure code_run round trips through codemode serve over stdio (its own process, and the fake MCP server as another) instead of in process")
+	fs.StringVar(&fixtureDir, "fixture", "", "also run a workload per recording in `DIR` (<server>.txtar from codemode run/serve --record): its recorded calls made again, on their real payloads")
+	fs.StringVar(&via, "via", "", "set to `mcp` to measure code_run round trips through codemode serve over stdio (its own process, and the fake MCP server as another) instead of in process; http to measure the running server at --url")
+	fs.StringVar(&url, "url", "", "with --via http: the server's streamable-HTTP `endpoint` (a replica, or a fleet's nginx: http://127.0.0.1:18080/mcp); give its --engine and --mode")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -36,7 +39,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "codemode bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	opts := bench.Options{N: n, Warmup: warmup, Concurrency: concurrency, Sweep: sweep, RowTime: rowTime}
+	opts := bench.Options{N: n, Warmup: warmup, Concurrency: concurrency, Sweep: sweep, RowTime: rowTime, FixtureDir: fixtureDir}
 	if rowTime == 0 {
 		opts.RowTime = -1 // Options: negative means no bound
 	}
@@ -64,8 +67,13 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	case "":
 	case bench.ViaMCP:
 		opts.Via = bench.ViaMCP
+	case bench.ViaHTTP:
+		if url == "" || len(opts.Engines) != 1 || len(opts.Modes) != 1 {
+			return usageErr("--via http: give the server's --url, and its --engine and --mode")
+		}
+		opts.Via, opts.URL = bench.ViaHTTP, url
 	default:
-		return usageErr("--via: %q is not supported (want mcp)", via)
+		return usageErr("--via: %q is not supported (want mcp or http)", via)
 	}
 	if n < 1 || concurrency < 1 || warmup < 0 || rowTime < 0 {
 		return usageErr("--n and --concurrency must be at least 1, --warmup and --row-time at least 0")

@@ -43,9 +43,11 @@ type callJSON struct {
 
 func cmdRun(ctx context.Context, env *cliEnv, args []string) int {
 	var cf commonFlags
+	var ff fixtureFlags
 	var asJSON bool
 	fs := newFlags(env, "run", "[flags] FILE|-")
 	cf.register(fs)
+	ff.register(fs)
 	fs.BoolVar(&asJSON, "json", false, `print exactly one JSON object {"value","logs","error","calls","ms"} on stdout`)
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
@@ -67,7 +69,12 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	log, sync := newLogger(env.stderr, cf.verbose)
 	defer sync()
-	a, err := newApp(ctx, cfg, log)
+	rec, err := ff.apply(cfg, log)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode run: %v\n", err)
+		return exitUsage
+	}
+	a, err := newRecordingApp(ctx, cfg, log, rec)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode run: %v\n", err)
 		return exitUsage
@@ -103,15 +110,15 @@ func readProgram(path string, stdin io.Reader) (string, error) {
 // collecting the nested calls from the registry's tool/result events.
 // With stream set, console output is written to w as it happens.
 func runProgram(ctx context.Context, a *app, code string, stream bool, w io.Writer) (*tools.Result, []callJSON) {
-	agent, err := a.host.NewAgent(a.preset, "cli")
+	agent, err := a.reg.NewAgent(a.preset, "cli")
 	if err != nil {
 		return &tools.Result{IsError: true, Err: errs.AsError(err)}, nil
 	}
-	defer agent.Scope.Dispose()
+	defer agent.Scope().Dispose()
 	const callID = "cli_1"
 	var mu sync.Mutex
 	calls := []callJSON{}
-	remove := a.host.Registry.Subscribe(func(ev tools.ResultEvent) {
+	remove := a.reg.OnResult(func(ev tools.ResultEvent) {
 		if ev.RootCallID == callID && ev.ParentCallID != "" {
 			mu.Lock()
 			c := callJSON{ID: ev.CallID, Name: ev.Name, Ms: float64(ev.Duration.Microseconds()) / 1000}
@@ -132,7 +139,7 @@ func runProgram(ctx context.Context, a *app, code string, stream bool, w io.Writ
 			fmt.Fprintln(w, text)
 		})
 	}
-	res := a.host.Registry.Execute(ctx, tools.Input{CallID: callID, Name: codemode.ToolCodeRun, Arguments: map[string]any{"code": code}, Agent: agent.Ref()})
+	res := a.reg.Execute(ctx, tools.Input{CallID: callID, Name: codemode.ToolCodeRun, Arguments: map[string]any{"code": code}, Agent: agent})
 	mu.Lock()
 	defer mu.Unlock()
 	return res, append([]callJSON(nil), calls...)

@@ -5,15 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/internal/front"
-	"github.com/codemode/codemode/internal/httpfence"
 	"github.com/codemode/codemode/internal/upstream"
-	"net"
-	"net/http"
-	"os"
+	"github.com/codemode/codemode/tools"
 )
 
 func cmdTools(ctx context.Context, env *cliEnv, args []string) int {
@@ -75,6 +70,13 @@ return r.hits.map(h => h.signature + "\n    " + (h.description || "") + "  (scor
 	var out struct{ Value json.RawMessage }
 	_ = json.Unmarshal(res.Value, &out)
 	fmt.Fprintln(env.stdout, pretty(out.Value))
+	if sub == "list" {
+		printServers(env.stdout, a.upstream)
+	}
+	if err := serversError(a.upstream); err != nil {
+		fmt.Fprintf(env.stderr, "codemode tools: %v\n", err)
+		return exitFail
+	}
 	return exitOK
 }
 
@@ -93,105 +95,29 @@ func cmdVerify(ctx context.Context, env *cliEnv, args []string) int {
 	log, sync := newLogger(env.stderr, cf.verbose)
 	defer sync()
 	fmt.Fprintf(env.stdout, "codemode verify (%s)\n", src)
-	ok := codemode.Verify(ctx, env.stdout, codemode.VerifyOptions{
-		Options: pluginOptions(cfg, log),
-		Setup: func(h *codemode.Host, key string) (func(), error) {
-			m, err := upstream.Start(ctx, h.Registry, cfg.Servers, upstream.Options{PresetKey: key, Native: cfg.CodeMode.Native, Logger: log})
+	checks := codemode.Verify(ctx, codemode.VerifyOptions{
+		Options: cfg.PresetOptions(log),
+		Setup: func(reg *tools.Registry, _ string) (func(), error) {
+			m, err := upstream.Start(ctx, reg, cfg.Servers, upstream.Options{Logger: log})
 			if err != nil {
 				return nil, err
 			}
-			return func() { m.Close() }, nil
+			return func() { m.Close() }, serversError(m)
 		},
 	})
+	ok := true
+	for _, c := range checks {
+		if c.Err != nil {
+			ok = false
+			fmt.Fprintf(env.stdout, "FAIL  %s: %v\n", c.Name, c.Err)
+			continue
+		}
+		fmt.Fprintf(env.stdout, "PASS  %s\n", c.Name)
+	}
 	if !ok {
 		fmt.Fprintln(env.stdout, "FAIL")
 		return exitFail
 	}
 	fmt.Fprintln(env.stdout, "PASS")
 	return exitOK
-}
-
-func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
-	var cf commonFlags
-	var listen string
-	fs := newFlags(env, "serve", "[flags]")
-	cf.register(fs)
-	fs.StringVar(&listen, "listen", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080)")
-	if code, ok := parseFlags(env, fs, args); !ok {
-		return code
-	}
-	cfg, src, err := cf.loadConfig()
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: config: %v\n", err)
-		return exitUsage
-	}
-	if listen == "" {
-		listen = cfg.CodeMode.Listen
-	}
-	var fence httpfence.Config
-	if listen != "" {
-		fence = httpfence.Config{Listen: listen, TrustedHosts: cfg.CodeMode.TrustedHosts, BearerToken: cfg.CodeMode.Token(nil)}
-		if err := httpfence.Check(fence); err != nil {
-			fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-			return exitUsage
-		}
-	}
-	log, sync := newLogger(env.stderr, cf.verbose)
-	defer sync()
-	log.Info("codemode serve", "config", src)
-	a, err := newApp(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitUsage
-	}
-	defer a.Close()
-	srv, err := front.New(ctx, front.Options{Host: a.host, Preset: a.preset, Logger: log})
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitFail
-	}
-	defer srv.Close()
-	if listen == "" {
-		in, ok1 := env.stdin.(*os.File)
-		out, ok2 := env.stdout.(*os.File)
-		if !ok1 || !ok2 {
-			fmt.Fprintln(env.stderr, "codemode serve: stdin and stdout must be files or pipes")
-			return exitUsage
-		}
-		if err := srv.ServeStdio(ctx, in, out); err != nil && ctx.Err() == nil {
-			log.Debug("codemode serve: session ended", "err", err)
-		}
-		return exitOK
-	}
-	return serveHTTP(ctx, env, srv, fence)
-}
-
-func serveHTTP(ctx context.Context, env *cliEnv, srv *front.Server, fence httpfence.Config) int {
-	// Listen first: with port 0 the fence must know the port it got.
-	ln, err := net.Listen("tcp", fence.Listen)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitUsage
-	}
-	fence.Listen = ln.Addr().String()
-	h, err := srv.HTTPHandler(fence)
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitUsage
-	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(env.stderr, "codemode: serving MCP at http://%s/mcp\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-		return exitOK
-	case err := <-errc:
-		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
-		return exitFail
-	}
 }

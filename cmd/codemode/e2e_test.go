@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,8 +113,8 @@ func TestServeStdio(t *testing.T) {
 	if len(names) != 1 || names[0] != "code_run" {
 		t.Fatalf("tools/list: got %v, want [code_run] (no mcp__* and no discovery tools)", names)
 	}
-	if !strings.Contains(list.Tools[0].Description, "mcp__fake__ticker") {
-		t.Errorf("code_run's description lacks the catalog: %q", list.Tools[0].Description)
+	if d := list.Tools[0].Description; !strings.Contains(d, "fake: tools.mcp__fake__NAME(args)") || !strings.Contains(d, "  ticker(args: {symbol: string}): Promise<{") {
+		t.Errorf("code_run's description lacks the catalog: %q", d)
 	}
 	if init := cs.InitializeResult(); !strings.Contains(init.Instructions, "# Code Mode") {
 		t.Errorf("instructions: got %q", init.Instructions)
@@ -315,6 +316,10 @@ func TestCLIUsage(t *testing.T) {
 		{[]string{"serve", "--help"}, exitOK, "-listen"},
 		{[]string{"version"}, exitOK, "codemode"},
 		{[]string{"tools", "frob"}, exitUsage, "unknown subcommand"},
+		{[]string{"prompt", "--help"}, exitOK, "-json"},
+		{[]string{"prompt", "extra"}, exitUsage, "unexpected argument"},
+		{[]string{"bench", "--via", "http", "--engine", "wazero", "--mode", "per-call"}, exitUsage, "give the server's --url"},
+		{[]string{"serve", "--drain-timeout", "-1s"}, exitUsage, "must be positive"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -334,7 +339,7 @@ func TestCLIUsage(t *testing.T) {
 	}
 }
 
-// TestServeStdioNoStall is CONTRACT §8's guard for the server itself: many
+// TestServeStdioNoStall is docs/contract.md#stdio's guard for the server itself: many
 // sequential calls through `codemode serve` over real pipes, each with its
 // own timeout; any stall fails the test instead of hanging it.
 func TestServeStdioNoStall(t *testing.T) {
@@ -359,16 +364,6 @@ func TestServeStdioNoStall(t *testing.T) {
 // TestServeWazero runs the search-and-call program on the wazero engine
 // through `codemode serve`.
 func TestServeWazero(t *testing.T) {
-	var stderr bytes.Buffer
-	probe := exec.Command(binary, "run", "--engine", "wazero", "-")
-	probe.Stdin = strings.NewReader("return 1")
-	probe.Stderr = &stderr
-	if err := probe.Run(); err != nil {
-		if os.Getenv("CODEMODE_REQUIRE_WAZERO") == "" {
-			t.Skipf("wazero engine unavailable: %s", stderr.String())
-		}
-		t.Fatalf("wazero engine unavailable: %v %s", err, stderr.String())
-	}
 	cs := connectStdio(t, nil, "--engine", "wazero", "--mode", "persistent-in-memory")
 	res := codeRun(t, cs, `const { hits } = await tools.code_tools_search({ query: "ticker" });
 var last = await tools[hits[0].name]({ symbol: "ACME" }); return last.currency`)
@@ -380,5 +375,170 @@ var last = await tools[hits[0].name]({ symbol: "ACME" }); return last.currency`)
 	}
 	if res := codeRun(t, cs, "const a = []; while (true) a.push(new Array(1e5).fill(1))"); !res.IsError || !strings.Contains(text(res), "MEMORY_LIMIT") {
 		t.Fatalf("memory bomb: got %q", text(res))
+	}
+}
+
+// startHTTP starts `codemode serve --listen 127.0.0.1:0` with extra args
+// and environment and returns the process, its endpoint and its stderr
+// (complete once the process has exited).
+func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *lockedWriter) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = t.TempDir()
+	pr, pw := io.Pipe()
+	stderr := &lockedWriter{w: &bytes.Buffer{}}
+	cmd.Stderr = io.MultiWriter(stderr, pw)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	sc := bufio.NewScanner(pr)
+	endpoint := ""
+	for endpoint == "" && sc.Scan() {
+		_, endpoint, _ = strings.Cut(sc.Text(), "serving MCP at ")
+	}
+	go io.Copy(io.Discard, pr)
+	if endpoint == "" {
+		t.Fatalf("the server did not report its address")
+	}
+	return cmd, endpoint, stderr
+}
+
+// waitEvent waits (bounded) until the fake's event file has a line with
+// all the substrings.
+func waitEvent(t *testing.T, events string, subs ...string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(events)
+		for _, line := range strings.Split(string(b), "\n") {
+			ok := line != ""
+			for _, s := range subs {
+				ok = ok && strings.Contains(line, s)
+			}
+			if ok {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no event with %q; events:\n%s", subs, b)
+		}
+		time.Sleep(20 * time.Millisecond) // another process's file: polled, bounded
+	}
+}
+
+// SIGTERM drains: a running program finishes and its result is delivered,
+// new connections are refused, and the process exits 0. Over HTTP and
+// over stdio.
+func TestServeDrainsOnSIGTERM(t *testing.T) {
+	slow := map[string]any{"code": `const r = await tools.mcp__fake__slow({ ms: 1500 }); return "finished"`}
+	// check wants the result, then the process to exit 0 (wait returns
+	// its exit).
+	check := func(t *testing.T, res *mcp.CallToolResult, err error, wait func() error, stderr *lockedWriter) {
+		t.Helper()
+		if err != nil || res.IsError || text(res) != `"finished"` {
+			t.Fatalf("the running program: got %v %v, want its result", err, res)
+		}
+		waited := make(chan error, 1)
+		go func() { waited <- wait() }()
+		select {
+		case err := <-waited:
+			if err != nil {
+				t.Fatalf("exit: %v (want 0)\n%s", err, stderr.w)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the server did not exit after draining\n%s", stderr.w)
+		}
+		stderr.mu.Lock()
+		defer stderr.mu.Unlock()
+		if !strings.Contains(fmt.Sprint(stderr.w), "drained in") {
+			t.Errorf("stderr does not report the drain:\n%s", stderr.w)
+		}
+	}
+
+	t.Run("http", func(t *testing.T) {
+		events := filepath.Join(t.TempDir(), "events.jsonl")
+		cmd, endpoint, stderr := startHTTP(t, []string{"FAKEMCP_EVENTS=" + events}, "--mode", "persistent-in-memory", "--replica", "r1")
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "drain", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		if !strings.HasPrefix(cs.ID(), "r1.") {
+			t.Errorf("session id %q does not name the replica r1", cs.ID())
+		}
+		type result struct {
+			res *mcp.CallToolResult
+			err error
+		}
+		got := make(chan result, 1)
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code_run", Arguments: slow})
+			got <- result{res, err}
+		}()
+		waitEvent(t, events, `"slow"`)
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		r := <-got
+		// The listener is closed at once: a new client cannot connect.
+		if _, err := http.Post(endpoint, "application/json", strings.NewReader("{}")); err == nil {
+			t.Error("a new connection was accepted while draining")
+		}
+		check(t, r.res, r.err, cmd.Wait, stderr)
+	})
+
+	t.Run("stdio", func(t *testing.T) {
+		events := filepath.Join(t.TempDir(), "events.jsonl")
+		cmd := exec.Command(binary, "serve")
+		cmd.Env = append(os.Environ(), "FAKEMCP_EVENTS="+events)
+		cmd.Dir = t.TempDir()
+		stderr := &lockedWriter{w: &bytes.Buffer{}}
+		cmd.Stderr = stderr
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "drain", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan *mcp.CallToolResult, 1)
+		errc := make(chan error, 1)
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code_run", Arguments: slow})
+			got <- res
+			errc <- err
+		}()
+		waitEvent(t, events, `"slow"`)
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		res, err := <-got, <-errc
+		check(t, res, err, func() error {
+			// The server ends the session itself; Close then only
+			// collects the exit status (the SDK waits for the process).
+			if err := cs.Wait(); err != nil {
+				t.Logf("session ended: %v", err)
+			}
+			return cs.Close()
+		}, stderr)
+	})
+}
+
+func TestServeStatelessRefusals(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--stateless", "--listen", "127.0.0.1:0", "--mode", "persistent-in-memory"}, "cannot serve mode \"persistent-in-memory\""},
+		{[]string{"serve", "--stateless"}, "add --listen"},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--replica", "Not_A_Label"}, "must match"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%v: got %d %q, want %d containing %q", tt.args, code, stderr.String(), exitUsage, tt.want)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func benchWorkloads(b *testing.B, workloads []*Workload) {
 		for _, mode := range AllModes {
 			for _, w := range workloads {
 				b.Run(engine+"/"+mode+"/"+w.Name, func(b *testing.B) {
-					s, err := newStack(engine, mode, 1)
+					s, err := newStack(engine, mode, 1, w.fixtures)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -74,7 +74,7 @@ func BenchmarkViaMCP(b *testing.B) {
 		for _, mode := range AllModes {
 			for _, w := range (Options{Via: ViaMCP}).withDefaults().Workloads {
 				b.Run(engine+"/"+mode+"/"+w.Name, func(b *testing.B) {
-					t, err := newMCPTarget(exe, engine, mode, 1)
+					t, err := newMCPTarget(exe, engine, mode, 1, "")
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"strings"
 	"sync"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,17 +22,24 @@ import (
 type mcpTarget struct {
 	sessions []*mcp.ClientSession
 	stderr   []*tailBuffer
+	cleanup  func()
 }
 
-func newMCPTarget(exe, engine, mode string, agents int) (*mcpTarget, error) {
-	m := string(codemode.PerCall)
+// newMCPTarget starts the processes; config, if not empty, is the
+// --config they get (else the embedded default).
+func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarget, error) {
+	m := string(runtime.ModePerCall)
 	if mode == ModePersistent {
-		m = string(codemode.Persistent)
+		m = string(runtime.ModePersistent)
 	}
 	t := &mcpTarget{}
 	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)
+	args := []string{"serve", "--engine", engine, "--mode", m}
+	if config != "" {
+		args = append(args, "--config", config)
+	}
 	for range agents {
-		cmd := exec.Command(exe, "serve", "--engine", engine, "--mode", m)
+		cmd := exec.Command(exe, args...)
 		tail := &tailBuffer{max: 4096}
 		cmd.Stderr = tail
 		// Connect has its own context: the session must outlive it.
@@ -46,9 +55,19 @@ func newMCPTarget(exe, engine, mode string, agents int) (*mcpTarget, error) {
 }
 
 func (t *mcpTarget) run(ctx context.Context, agent int, code string) (json.RawMessage, error) {
-	res, err := t.sessions[agent].CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolCodeRun, Arguments: map[string]any{"code": code}})
+	v, err := callCodeRun(ctx, t.sessions[agent], code)
 	if err != nil {
-		return nil, fmt.Errorf("code_run over MCP: %w%s", err, t.stderr[agent].suffix())
+		return nil, fmt.Errorf("%w%s", err, t.stderr[agent].suffix())
+	}
+	return v, nil
+}
+
+// callCodeRun runs code with code_run in session s and returns the
+// program's value.
+func callCodeRun(ctx context.Context, s *mcp.ClientSession, code string) (json.RawMessage, error) {
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolCodeRun, Arguments: map[string]any{"code": code}})
+	if err != nil {
+		return nil, fmt.Errorf("code_run over MCP: %w", err)
 	}
 	if res.IsError {
 		var texts []string
@@ -69,6 +88,57 @@ func (t *mcpTarget) run(ctx context.Context, agent int, code string) (json.RawMe
 func (t *mcpTarget) close() {
 	for _, s := range t.sessions {
 		s.Close() // closes stdin, then waits for the process (SIGTERM after 5s)
+	}
+	if t.cleanup != nil {
+		t.cleanup()
+	}
+}
+
+// httpTarget measures a running server over streamable HTTP: each agent is
+// a client session of its own (through a fleet's nginx, sessions spread
+// over the replicas as new sessions do).
+type httpTarget struct {
+	sessions []*mcp.ClientSession
+}
+
+func newHTTPTarget(url, engine, mode string, agents int) (*httpTarget, error) {
+	want := string(runtime.ModePerCall)
+	if mode == ModePersistent {
+		want = string(runtime.ModePersistent)
+	}
+	t := &httpTarget{}
+	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)
+	// One HTTP client for every session: connections are reused, as a
+	// real client's would be.
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: agents + 1}}
+	for range agents {
+		s, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+		if err != nil {
+			t.close()
+			return nil, fmt.Errorf("connecting to %s: %w", url, err)
+		}
+		t.sessions = append(t.sessions, s)
+	}
+	v, err := callCodeRun(context.Background(), t.sessions[0], `const d = await tools.code_debug({}); return { engine: d.engine, mode: d.mode }`)
+	if err != nil {
+		t.close()
+		return nil, fmt.Errorf("asking %s for its engine and mode: %w", url, err)
+	}
+	var got struct{ Engine, Mode string }
+	if err := json.Unmarshal(v, &got); err != nil || got.Engine != engine || got.Mode != want {
+		t.close()
+		return nil, fmt.Errorf("the server at %s runs %s in %s mode (%s), not %s in %s mode", url, got.Engine, got.Mode, v, engine, want)
+	}
+	return t, nil
+}
+
+func (t *httpTarget) run(ctx context.Context, agent int, code string) (json.RawMessage, error) {
+	return callCodeRun(ctx, t.sessions[agent], code)
+}
+
+func (t *httpTarget) close() {
+	for _, s := range t.sessions {
+		s.Close()
 	}
 }
 

@@ -29,6 +29,9 @@ type Options struct {
 	Workloads []*Workload
 	// Sweep adds the growth sweep (SweepWorkloads).
 	Sweep bool
+	// FixtureDir, if set, adds FixtureWorkloads(FixtureDir): the recorded
+	// calls of each recording in it, replayed.
+	FixtureDir string
 	// N is the number of timed runs per row. If zero, DefaultN. Heavy sweep
 	// points run N/Workload.Scale times, at least minRuns.
 	N int
@@ -43,9 +46,13 @@ type Options struct {
 	// Concurrency is the number of workers (and agents) running at once.
 	// If zero, 1.
 	Concurrency int
-	// Via is "" (in process, the default) or "mcp": code_run through
-	// `codemode serve` over stdio.
+	// Via is "" (in process, the default), "mcp" (code_run through
+	// `codemode serve` over stdio) or "http" (code_run against a running
+	// server at URL, over streamable HTTP: a replica, or a fleet's nginx).
 	Via string
+	// URL is the server Via "http" measures. Its engine and mode must be
+	// the one engine and mode of the run (checked with code_debug).
+	URL string
 	// Executable is the codemode binary Via "mcp" spawns. If empty,
 	// os.Executable().
 	Executable string
@@ -68,10 +75,11 @@ const minRuns = 10
 const (
 	ViaInProcess = "in-process"
 	ViaMCP       = "mcp"
+	ViaHTTP      = "http"
 )
 
 // AllEngines are the engines Run tries by default.
-var AllEngines = []string{runtime.EngineGoja, runtime.EngineWazero}
+var AllEngines = runtime.Engines()
 
 // AllModes are the modes Run runs by default.
 var AllModes = []string{ModePerCall, ModePersistent}
@@ -87,7 +95,7 @@ func (o Options) withDefaults() Options {
 		o.Via = ViaInProcess
 	}
 	if o.Workloads == nil {
-		if o.Via == ViaMCP {
+		if o.Via == ViaMCP || o.Via == ViaHTTP {
 			for _, w := range Workloads() {
 				switch w.Name {
 				case "trivial", "calls10", "parallel10", "repl":
@@ -130,8 +138,21 @@ func (o Options) withDefaults() Options {
 // error only for bad options or when ctx ends.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	opts = opts.withDefaults()
-	if opts.Via != ViaInProcess && opts.Via != ViaMCP {
-		return nil, fmt.Errorf("bench: unknown via %q (want %q)", opts.Via, ViaMCP)
+	if opts.FixtureDir != "" {
+		fws, err := FixtureWorkloads(opts.FixtureDir)
+		if err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		opts.Workloads = append(slices.Clip(opts.Workloads), fws...)
+	}
+	switch opts.Via {
+	case ViaInProcess, ViaMCP:
+	case ViaHTTP:
+		if opts.URL == "" || len(opts.Engines) != 1 || len(opts.Modes) != 1 {
+			return nil, fmt.Errorf("bench: via %q measures the server at URL: give its URL, and its one engine and mode", ViaHTTP)
+		}
+	default:
+		return nil, fmt.Errorf("bench: unknown via %q (want %q or %q)", opts.Via, ViaMCP, ViaHTTP)
 	}
 	for _, m := range opts.Modes {
 		if m != ModePerCall && m != ModePersistent {
@@ -149,11 +170,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	start := time.Now()
 	var engines []string
 	for _, e := range opts.Engines {
-		if e != runtime.EngineGoja && e != runtime.EngineWazero {
-			return nil, fmt.Errorf("bench: unknown engine %q (want %q or %q)", e, runtime.EngineGoja, runtime.EngineWazero)
+		if !runtime.KnownEngine(e) {
+			return nil, fmt.Errorf("bench: unknown engine %q (want one of %q)", e, runtime.Engines())
 		}
 		st := EngineStatus{Name: e, Available: true}
-		if err := checkEngine(e); err != nil {
+		if opts.Via == ViaHTTP {
+			// The server's engine: newHTTPTarget checks it is this one.
+			engines = append(engines, e)
+		} else if err := checkEngine(e); err != nil {
 			st.Available, st.Reason = false, err.Error()
 		} else {
 			engines = append(engines, e)
@@ -188,11 +212,27 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-func newTarget(opts Options, engine, mode string) (target, error) {
-	if opts.Via == ViaMCP {
-		return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency)
+func newTarget(opts Options, engine, mode string, w *Workload) (target, error) {
+	switch opts.Via {
+	case ViaMCP:
+		if len(w.fixtures) == 0 {
+			return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, "")
+		}
+		cfg, remove, err := fixtureConfig(w)
+		if err != nil {
+			return nil, err
+		}
+		t, err := newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, cfg)
+		if err != nil {
+			remove()
+			return nil, err
+		}
+		t.cleanup = remove
+		return t, nil
+	case ViaHTTP:
+		return newHTTPTarget(opts.URL, engine, mode, opts.Concurrency)
 	}
-	return newStack(engine, mode, opts.Concurrency)
+	return newStack(engine, mode, opts.Concurrency, w.fixtures)
 }
 
 // runRow times one workload on a fresh target, so that no row inherits
@@ -209,7 +249,7 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 		row.Error = err.Error()
 		return row
 	}
-	t, err := newTarget(opts, engine, mode)
+	t, err := newTarget(opts, engine, mode, w)
 	if err != nil {
 		return fail(err)
 	}

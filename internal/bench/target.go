@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
+	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
@@ -37,11 +39,13 @@ type target interface {
 // Every run is a code_run through Registry.Execute, so nested calls take
 // the registry's whole pipeline (ptc).
 type stack struct {
-	host   *codemode.Host
-	plugin *codemode.Plugin
-	rt     *runtime.Runtime
-	agents []*codemode.Agent
-	seq    atomic.Int64
+	host     *scope.Scope
+	reg      *tools.Registry
+	plugin   *codemode.Plugin
+	rt       *runtime.Runtime
+	upstream *upstream.Manager // fixture workloads only
+	agents   []*tools.Agent
+	seq      atomic.Int64
 }
 
 // checkEngine reports whether engine can be created here; the error says
@@ -54,33 +58,54 @@ func checkEngine(engine string) error {
 	return rt.Close()
 }
 
-func newStack(engine, mode string, agents int) (*stack, error) {
-	m := codemode.PerCall
+// newStack builds the stack. With fixtures (server name → recording), the
+// tools are those recordings, mounted in process through the upstream
+// package as a {"fixture": …} config server is; else the fake's Go tools.
+func newStack(engine, mode string, agents int, fixtures map[string]string) (*stack, error) {
+	m := runtime.ModePerCall
 	if mode == ModePersistent {
-		m = codemode.Persistent
+		m = runtime.ModePersistent
 	}
 	rt, err := runtime.New(runtime.Options{Engine: engine})
 	if err != nil {
 		return nil, err
 	}
-	s := &stack{host: codemode.NewHost(tools.Options{}), rt: rt}
-	if err := registerFakeTools(s.host.Registry); err != nil {
-		s.host.Close()
+	s := &stack{host: scope.NewHost("host"), reg: tools.New(tools.Options{}), rt: rt}
+	if len(fixtures) > 0 {
+		servers := map[string]config.Server{}
+		for name, path := range fixtures {
+			servers[name] = config.Server{Fixture: path}
+		}
+		m, err := upstream.Start(context.Background(), s.reg, servers, upstream.Options{})
+		if err == nil {
+			err = readyAll(m)
+		}
+		if err != nil {
+			if m != nil {
+				m.Close()
+			}
+			s.host.Dispose()
+			rt.Close()
+			return nil, err
+		}
+		s.upstream = m
+	} else if err := registerFakeTools(s.reg); err != nil {
+		s.host.Dispose()
 		rt.Close()
 		return nil, err
 	}
-	preset := s.host.Preset("codemode")
+	preset := s.host.Child(scope.KindPreset, "codemode")
 	// No idle expiry: a slow row must not lose its state half-way (and
 	// there is then no sweeper goroutine to stop).
-	p, err := codemode.Mount(s.host, preset, codemode.Options{Runtime: rt, Mode: m, MaxEnvironments: max(64, agents), IdleTTL: -1})
+	p, err := codemode.Mount(s.reg, preset, codemode.Options{Runtime: rt, Mode: m, MaxEnvironments: max(64, agents), IdleTTL: -1})
 	if err != nil {
-		s.host.Close()
+		s.host.Dispose()
 		rt.Close()
 		return nil, err
 	}
 	s.plugin = p
 	for i := range agents {
-		a, err := s.host.NewAgent(preset, "bench-"+strconv.Itoa(i))
+		a, err := s.reg.NewAgent(preset, "bench-"+strconv.Itoa(i))
 		if err != nil {
 			s.close()
 			return nil, err
@@ -92,11 +117,11 @@ func newStack(engine, mode string, agents int) (*stack, error) {
 
 func (s *stack) run(ctx context.Context, agent int, code string) (json.RawMessage, error) {
 	id := "bench-" + strconv.FormatInt(s.seq.Add(1), 10)
-	res := s.host.Registry.Execute(ctx, tools.Input{
+	res := s.reg.Execute(ctx, tools.Input{
 		CallID:    id,
 		Name:      codemode.ToolCodeRun,
 		Arguments: map[string]any{"code": code},
-		Agent:     s.agents[agent].Ref(),
+		Agent:     s.agents[agent],
 	})
 	if res.IsError {
 		return nil, fmt.Errorf("code_run: %s", res.TextOf())
@@ -122,8 +147,22 @@ func (s *stack) close() {
 	// Disposing the plugin releases every persistent environment; the
 	// runtime is ours (Options.Runtime), so it is closed here, last.
 	s.plugin.Close()
-	s.host.Close()
+	if s.upstream != nil {
+		s.upstream.Close()
+	}
+	s.host.Dispose()
 	s.rt.Close()
+}
+
+// readyAll reports why a server of m is not ready (a recording that does
+// not parse, say), or nil.
+func readyAll(m *upstream.Manager) error {
+	for _, st := range m.Status() {
+		if st.State != upstream.StateReady {
+			return fmt.Errorf("recording of %q: %s", st.Name, st.LastError)
+		}
+	}
+	return nil
 }
 
 // Schemas of the fake MCP server's tools (internal/fakemcp), so that the
@@ -138,7 +177,7 @@ var (
 // called "fake" gets, so in-process numbers measure codemode and not a
 // pipe.
 func registerFakeTools(reg *tools.Registry) error {
-	if _, err := reg.Register(scope.Global(), tools.Tool{
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        ToolTicker,
 		Description: "Look up the current price of a stock ticker symbol (fake, deterministic).",
 		InputSchema: tickerSchema,
@@ -154,7 +193,7 @@ func registerFakeTools(reg *tools.Registry) error {
 	}); err != nil {
 		return fmt.Errorf("registering %s: %w", ToolTicker, err)
 	}
-	if _, err := reg.Register(scope.Global(), tools.Tool{
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{
 		Name:        ToolEcho,
 		Description: "Return the given text.",
 		InputSchema: echoSchema,

@@ -27,8 +27,8 @@ type Workload struct {
 	// Family groups the points of one growth curve ("calls", "repl"); ""
 	// for a workload that is on no curve.
 	Family string
-	// Param is the amount of work: nested calls (calls*), records (repl*);
-	// 0 for the others.
+	// Param is the amount of work: nested calls (calls*), records (repl*),
+	// bytes of recorded results per run (fx-*); 0 for the others.
 	Param int
 	// Setup, when not empty, is run once per environment before the timed
 	// runs in persistent mode, untimed for the latency figures (its own
@@ -48,6 +48,9 @@ type Workload struct {
 	// want is the JSON the program must return, compared after
 	// canonicalisation.
 	want json.RawMessage
+	// fixtures, when set, are the recordings (server name → path) the
+	// workload's tools come from, instead of the fake's Go tools.
+	fixtures map[string]string
 }
 
 // Program returns the timed program for a mode.

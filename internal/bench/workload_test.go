@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -151,5 +153,56 @@ func TestParseWorkloads(t *testing.T) {
 		if got := strings.Join(names, ","); err != nil || got != tt.want {
 			t.Errorf("ParseWorkloads(%q): got %q, %v, want %q", tt.list, got, err, tt.want)
 		}
+	}
+}
+
+// TestFixtureWorkloads replays the checked-in recordings as workloads and
+// checks every answer; a recording whose calls no longer answer as
+// recorded fails its row, naming the call.
+func TestFixtureWorkloads(t *testing.T) {
+	ws, err := FixtureWorkloads(filepath.Join("..", "..", "fixtures", "recordings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, w := range ws {
+		names = append(names, w.Name)
+	}
+	if got, want := strings.Join(names, ","), "fx-everything,fx-memory"; got != want {
+		t.Fatalf("workloads: got %s, want %s", got, want)
+	}
+
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "notes.txtar"), []byte(`-- fixture.json --
+{"format": "codemode.fixture/v1", "server": "notes", "redact": []}
+-- tools.json --
+[{"name": "get", "inputSchema": {"type": "object", "properties": {"id": {"type": "number"}}}}]
+-- calls/0001-get.json --
+{"tool": "get", "arguments": {"id": "seven"}, "result": {"content": [{"type": "text", "text": "7"}]}, "atMs": 0, "ms": 1}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Engines: []string{"goja"}, Modes: []string{ModePerCall, ModePersistent}, N: 3, Warmup: 1,
+		Workloads: []*Workload{}, FixtureDir: filepath.Join("..", "..", "fixtures", "recordings")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 4 {
+		t.Fatalf("rows: got %d, want 4", len(rep.Rows))
+	}
+	for _, row := range rep.Rows {
+		if row.Error != "" || row.N != 3 || row.Calls == 0 || row.Param == 0 {
+			t.Errorf("%s %s: got n=%d calls=%d bytes=%d error %q", row.Mode, row.Workload, row.N, row.Calls, row.Param, row.Error)
+		}
+	}
+	rep, err = Run(context.Background(), Options{Engines: []string{"goja"}, Modes: []string{ModePerCall}, N: 3, Warmup: 1, Workloads: []*Workload{}, FixtureDir: bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 1 || !strings.Contains(rep.Rows[0].Error, "mcp__notes__get failed (INVALID_ARGUMENTS") {
+		t.Errorf("a recording that no longer answers: got %+v, want a row error naming the call", rep.Rows)
+	}
+	if _, err := FixtureWorkloads(t.TempDir()); err == nil {
+		t.Error("FixtureWorkloads(empty dir): want an error")
 	}
 }

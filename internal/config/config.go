@@ -8,15 +8,18 @@
 //	  "mcpServers": {
 //	    "fake":   {"command": "codemode", "args": ["fakemcp"], "env": {"K": "V"}, "cwd": "/tmp"},
 //	    "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer …"},
-//	               "maxFrameBytes": "32MiB"}
+//	               "maxFrameBytes": "32MiB"},
+//	    "github": {"fixture": "fixtures/github.txtar"}
 //	  },
-//	  "codemode": {"engine": "goja", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
+//	  "codemode": {"engine": "wazero", "mode": "per-call", "timeout": "30s", "memory": "256MiB",
 //	               "native": ["mcp__fake__ticker"]}
 //	}
 //
-// A server has exactly one of command (stdio) and url (streamable HTTP);
-// "type" ("stdio", "http" or "streamable-http") is optional and, when
-// present, must agree. Durations are Go duration strings ("30s", "1m30s")
+// A server has exactly one of command (stdio), url (streamable HTTP) and
+// fixture (a recording, served in process; see internal/fixture); "type"
+// ("stdio", "http" or "streamable-http") is optional and, when present,
+// must agree. A relative fixture path is taken from the directory of the
+// config file ([Load]). Durations are Go duration strings ("30s", "1m30s")
 // or a number of milliseconds; sizes are strings with a unit (B, KB, MB,
 // GB, KiB, MiB, GiB) or a number of bytes.
 //
@@ -38,14 +41,25 @@
 //
 // A zero field of [CodeMode] means "not configured": the component that
 // reads it applies its own documented default.
+//
+// redact (codemode section) lists the redaction rules of recordings and
+// the audit trail: key names, matched case-insensitively at any depth, or
+// JSON pointers (see internal/redact). Absent (or empty), the defaults
+// apply: password, token, authorization, apiKey. A list replaces the
+// defaults; list them too to keep them.
 package config
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
+	"github.com/codemode/codemode/internal/redact"
 )
 
 // Config is a parsed, validated configuration.
@@ -61,12 +75,16 @@ type Config struct {
 const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http" // streamable HTTP; "streamable-http" in a file means the same
+	// TransportFixture is a recording served in process (the "fixture"
+	// key); see internal/fixture.
+	TransportFixture = "fixture"
 )
 
 // Server is one upstream MCP server.
 type Server struct {
-	// Transport is TransportStdio or TransportHTTP, derived from which of
-	// Command and URL is set (and from "type" when the file has it).
+	// Transport is TransportStdio, TransportHTTP or TransportFixture,
+	// derived from which of Command, URL and Fixture is set (and from
+	// "type" when the file has it).
 	Transport string
 
 	// Stdio servers.
@@ -80,6 +98,11 @@ type Server struct {
 	// Streamable-HTTP servers.
 	URL     string
 	Headers map[string]string
+
+	// Fixture is the path of a recording (package internal/fixture)
+	// served in process instead of a server: no child process, no
+	// network. [Load] makes a relative path relative to the config file.
+	Fixture string
 
 	// Roots makes the client advertise the roots capability to this server.
 	// Off by default: codemode has no roots to offer.
@@ -112,23 +135,11 @@ func (s Server) FrameLimit() int64 {
 	return s.MaxFrameBytes
 }
 
-// Engine names.
-const (
-	EngineGoja   = "goja"
-	EngineWazero = "wazero"
-)
-
-// Environment modes.
-const (
-	ModePerCall            = "per-call"
-	ModePersistentInMemory = "persistent-in-memory"
-)
-
 // CodeMode is the "codemode" section. Every zero field means "not
 // configured".
 type CodeMode struct {
-	Engine string // EngineGoja or EngineWazero
-	Mode   string // ModePerCall or ModePersistentInMemory
+	Engine string // one of runtime.Engines
+	Mode   string // one of runtime.Modes
 
 	Timeout               time.Duration // per code_run
 	Memory                int64         // bytes, per environment
@@ -156,6 +167,40 @@ type CodeMode struct {
 	// [CodeMode.Token].
 	BearerToken    string
 	BearerTokenEnv string
+
+	// Policy is the operator's rules for calls (see internal/policy); zero
+	// means none: every call is allowed.
+	Policy policy.Spec
+	// ApprovalTimeout bounds an ask's wait for a person; 0 means 2m.
+	ApprovalTimeout time.Duration
+	// Audit is the audit trail; a zero Path means none.
+	Audit audit.Config
+	// Stateless makes the HTTP front serve every request with a session of
+	// its own (no Mcp-Session-Id), so that any replica of a fleet answers
+	// any request; only for per-call mode (see docs/deploy.md).
+	Stateless bool
+	// Replica names this process in HTTP session ids, for a load balancer
+	// that routes on them; "" means the host name and listen port.
+	Replica string
+	// DrainTimeout bounds how long a shutdown (SIGTERM) waits for running
+	// calls; 0 means 30s.
+	DrainTimeout time.Duration
+	// Redact lists redaction rules (key names or JSON pointers; see
+	// internal/redact); nil means the defaults. See [CodeMode.RedactRules].
+	Redact []string
+}
+
+// RedactRules returns the parsed Redact rules, or the defaults when none
+// are configured. c must have passed [Config.Validate].
+func (c CodeMode) RedactRules() *redact.Rules {
+	if len(c.Redact) == 0 {
+		return redact.Default()
+	}
+	r, err := redact.New(c.Redact)
+	if err != nil {
+		return redact.Default() // Validate refuses such a config; fail closed anyway
+	}
+	return r
 }
 
 // Token returns the configured bearer token: BearerToken, or the value of
@@ -186,7 +231,13 @@ func Default(exe string) *Config {
 	}}
 }
 
-// Load reads and parses the file at path. Errors name the file.
+// Load reads and parses the file at path, and resolves what is relative in
+// it against the file's directory, not the working directory (which an MCP
+// client chooses: Claude Desktop starts servers in /): a fixture path, a
+// stdio command given as a path ("./server", "bin/server"; a bare name such
+// as "npx" is still looked up in PATH), and a stdio server's cwd, which
+// defaults to that directory, so relative arguments resolve there too.
+// Errors name the file.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -196,7 +247,36 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	c.Resolve(dir)
 	return c, nil
+}
+
+// Resolve makes the config's relative paths relative to dir (see [Load]).
+func (c *Config) Resolve(dir string) {
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	for name, s := range c.Servers {
+		s.Fixture = rel(s.Fixture)
+		if s.Transport == TransportStdio {
+			if strings.ContainsRune(s.Command, '/') || strings.ContainsRune(s.Command, filepath.Separator) {
+				s.Command = rel(s.Command)
+			}
+			if s.Cwd == "" {
+				s.Cwd = dir
+			} else {
+				s.Cwd = rel(s.Cwd)
+			}
+		}
+		c.Servers[name] = s
+	}
 }
 
 // Parse parses and validates a configuration. The error, if any, is an

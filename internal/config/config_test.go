@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
+	"github.com/codemode/codemode/runtime"
 )
 
 func TestParseAccepts(t *testing.T) {
@@ -64,14 +68,46 @@ func TestParseAccepts(t *testing.T) {
 				"memory": "256MiB", "maxSubcalls": 50, "maxConcurrentSubcalls": 4, "maxLogBytes": "64KiB",
 				"maxResultBytes": 1000000, "native": ["mcp__fake__ticker"], "catalogBudget": 4000,
 				"maxEnvironments": 16, "idleTTL": 600000, "listen": "127.0.0.1:8080",
-				"trustedHosts": ["localhost:8080", "[::1]:8080", "example.com"], "bearerTokenEnv": "TOKEN"}}`,
+				"trustedHosts": ["localhost:8080", "[::1]:8080", "example.com"], "bearerTokenEnv": "TOKEN",
+				"stateless": true, "replica": "r1", "drainTimeout": "45s"}}`,
 			want: &Config{Servers: map[string]Server{}, CodeMode: CodeMode{
-				Engine: EngineWazero, Mode: ModePersistentInMemory, Timeout: 90 * time.Second,
+				Engine: runtime.EngineWazero, Mode: string(runtime.ModePersistent), Timeout: 90 * time.Second,
 				Memory: 256 << 20, MaxSubcalls: 50, MaxConcurrentSubcalls: 4, MaxLogBytes: 64 << 10,
 				MaxResultBytes: 1000000, Native: []string{"mcp__fake__ticker"}, CatalogBudget: 4000,
 				MaxEnvironments: 16, IdleTTL: 10 * time.Minute, Listen: "127.0.0.1:8080",
 				TrustedHosts: []string{"localhost:8080", "[::1]:8080", "example.com"}, BearerTokenEnv: "TOKEN",
+				Stateless: true, Replica: "r1", DrainTimeout: 45 * time.Second,
 			}},
+		},
+		{
+			name: "the issue's policy, audit and redaction shape",
+			in: `{"codemode": {
+				"policy": {"default": "allow", "rules": [
+					{"tool": "mcp__fs__write_*", "action": "ask", "reason": "writes files"},
+					{"server": "memory", "annotations": {"destructiveHint": true}, "action": "deny", "reason": "no deletes"},
+					{"tool": "mcp__everything__*", "caller": "program", "action": "allow", "maxCallsPerRun": 5},
+					{"annotations": {"readOnlyHint": false, "openWorldHint": false}, "action": "deny", "maxCallsPerSession": 2}
+				]},
+				"approvalTimeout": "2m",
+				"audit": {"path": "audit.jsonl", "maxSizeMB": 100, "maxBackups": 5},
+				"redact": ["token", "password", "/auth/pin"]}}`,
+			want: &Config{Servers: map[string]Server{}, CodeMode: CodeMode{
+				Policy: policy.Spec{Default: "allow", Rules: []policy.Rule{
+					{Tool: "mcp__fs__write_*", Action: "ask", Reason: "writes files"},
+					{Server: "memory", Annotations: policy.Annotations{DestructiveHint: ptr(true)}, Action: "deny", Reason: "no deletes"},
+					{Tool: "mcp__everything__*", Caller: "program", Action: "allow", MaxCallsPerRun: 5},
+					{Annotations: policy.Annotations{ReadOnlyHint: ptr(false), OpenWorldHint: ptr(false)}, Action: "deny", MaxCallsPerSession: 2},
+				}},
+				ApprovalTimeout: 2 * time.Minute,
+				Audit:           audit.Config{Path: "audit.jsonl", MaxSizeMB: 100, MaxBackups: 5},
+				Redact:          []string{"token", "password", "/auth/pin"},
+			}},
+		},
+		{
+			name: "fixture server and redaction rules",
+			in:   `{"mcpServers": {"gh": {"fixture": "fixtures/gh.txtar", "maxFrameBytes": "1MiB"}}, "codemode": {"redact": ["secret", "/auth/pin"]}}`,
+			want: &Config{Servers: map[string]Server{"gh": {Transport: TransportFixture, Fixture: "fixtures/gh.txtar", MaxFrameBytes: 1 << 20}},
+				CodeMode: CodeMode{Redact: []string{"secret", "/auth/pin"}}},
 		},
 		{
 			name: "timeout as milliseconds, sizes in every unit",
@@ -127,6 +163,42 @@ func TestParseRefuses(t *testing.T) {
 		{"trusted host bare v6", `{"codemode": {"trustedHosts": ["::1"]}}`, []string{"codemode.trustedHosts[0]:", "brackets"}},
 		{"trusted host port zero padded", `{"codemode": {"trustedHosts": ["a:080"]}}`, []string{"codemode.trustedHosts[0]:"}},
 		{"both tokens", `{"codemode": {"bearerToken": "x", "bearerTokenEnv": "Y"}}`, []string{"codemode.bearerToken: set bearerToken or bearerTokenEnv, not both"}},
+		{"policy misspelt", `{"codemode": {"polcy": {}}}`, []string{`codemode.polcy: unknown key (did you mean "policy"?)`}},
+		{"rule key misspelt", `{"codemode": {"policy": {"rules": [{"action": "allow"}, {"tol": "x", "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[1].tol: unknown key (did you mean "tool"?)`}},
+		{"annotation misspelt", `{"codemode": {"policy": {"rules": [{"annotations": {"destructive": true}, "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[0].annotations.destructive: unknown key (did you mean "destructiveHint"?)`}},
+		{"annotation not bool", `{"codemode": {"policy": {"rules": [{"annotations": {"readOnlyHint": "yes"}, "action": "deny"}]}}}`,
+			[]string{"codemode.policy.rules[0].annotations.readOnlyHint: want true or false, got a string"}},
+		{"bad glob", `{"codemode": {"policy": {"rules": [{"tool": "mcp__[fs", "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[0].tool: "mcp__[fs" is not a glob`}},
+		{"bad server glob", `{"codemode": {"policy": {"rules": [{"server": "a\\", "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[0].server:`, "is not a glob"}},
+		{"bad action", `{"codemode": {"policy": {"rules": [{"tool": "x", "action": "maybe"}]}}}`,
+			[]string{`codemode.policy.rules[0].action: "maybe" is not an action`}},
+		{"no action", `{"codemode": {"policy": {"rules": [{"tool": "x"}]}}}`, []string{`codemode.policy.rules[0]: a rule needs an action`}},
+		{"bad caller", `{"codemode": {"policy": {"rules": [{"caller": "human", "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[0].caller: "human" is not a caller`}},
+		{"bad default", `{"codemode": {"policy": {"default": "never"}}}`, []string{`codemode.policy.default: "never" is not an action`}},
+		{"rules not array", `{"codemode": {"policy": {"rules": {}}}}`, []string{"codemode.policy.rules: want an array of objects, got an object"}},
+		{"rule not object", `{"codemode": {"policy": {"rules": ["deny"]}}}`, []string{"codemode.policy.rules[0]: want an object, got a string"}},
+		{"budget zero", `{"codemode": {"policy": {"rules": [{"action": "allow", "maxCallsPerRun": 0}]}}}`,
+			[]string{"codemode.policy.rules[0].maxCallsPerRun: 0: want a whole number"}},
+		{"audit without path", `{"codemode": {"audit": {"maxBackups": 3}}}`, []string{"codemode.audit.path: the audit trail needs a path"}},
+		{"audit key misspelt", `{"codemode": {"audit": {"path": "a", "maxSizeMb": 3}}}`, []string{`codemode.audit.maxSizeMb: unknown key (did you mean "maxSizeMB"?)`}},
+		{"approval timeout", `{"codemode": {"approvalTimeout": "soon"}}`, []string{`codemode.approvalTimeout: "soon" is not a duration`}},
+		{"redact bad pointer", `{"codemode": {"redact": ["token", "/a~2"]}}`, []string{`codemode.redact[1]: "/a~2" is not a JSON pointer`}},
+		{"redact empty rule", `{"codemode": {"redact": [""]}}`, []string{"codemode.redact[0]: an empty rule"}},
+		{"stateless not bool", `{"codemode": {"stateless": "yes"}}`, []string{"codemode.stateless: want true or false, got a string"}},
+		{"empty replica", `{"codemode": {"replica": ""}}`, []string{"codemode.replica: must not be empty"}},
+		{"negative drain timeout", `{"codemode": {"drainTimeout": "-5s"}}`, []string{"codemode.drainTimeout:", "must be positive"}},
+		{"fixture and command", `{"mcpServers": {"fake": {"fixture": "f.txtar", "command": "x"}}}`, []string{"mcpServers.fake: has a fixture and a command or url"}},
+		{"fixture with env", `{"mcpServers": {"fake": {"fixture": "f.txtar", "env": {"A": "b"}}}}`, []string{"mcpServers.fake: args, env, cwd, headers and roots do not apply to a fixture server"}},
+		{"fixture with type", `{"mcpServers": {"fake": {"type": "stdio", "fixture": "f.txtar"}}}`, []string{`mcpServers.fake.type: a fixture server has no "type"`}},
+		{"empty fixture", `{"mcpServers": {"fake": {"fixture": ""}}}`, []string{"mcpServers.fake.fixture: must not be empty"}},
+		{"fixture not a string", `{"mcpServers": {"fake": {"fixture": ["a"]}}}`, []string{"mcpServers.fake.fixture: want a string, got an array"}},
+		{"redact not strings", `{"codemode": {"redact": "token"}}`, []string{"codemode.redact: want an array of strings, got a string"}},
+		{"redact misspelt", `{"codemode": {"redacted": ["token"]}}`, []string{`codemode.redacted: unknown key (did you mean "redact"?)`}},
 		{"server not object", `{"mcpServers": {"fake": "x"}}`, []string{"mcpServers.fake: want an object, got a string"}},
 		{"servers not object", `{"mcpServers": []}`, []string{"mcpServers: want an object, got an array"}},
 		{"no command or url", `{"mcpServers": {"fake": {"args": []}}}`, []string{"mcpServers.fake: needs a command"}},
@@ -254,6 +326,62 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("Load(missing): got nil error, want one")
 	}
+	fx := filepath.Join(dir, "fx.json")
+	if err := os.WriteFile(fx, []byte(`{"mcpServers": {"rel": {"fixture": "rec/rel.txtar"}, "abs": {"fixture": "/srv/abs.txtar"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Servers["rel"].Fixture, filepath.Join(dir, "rec", "rel.txtar"); got != want {
+		t.Errorf("relative fixture: got %s, want %s (relative to the config file)", got, want)
+	}
+	if got := c.Servers["abs"].Fixture; got != "/srv/abs.txtar" {
+		t.Errorf("absolute fixture: got %s, want it unchanged", got)
+	}
+}
+
+// TestLoadResolvesAgainstTheConfigFile: a stdio command given as a path and
+// a server's cwd are relative to the config file, which is also the default
+// cwd; a bare command stays a PATH lookup.
+func TestLoadResolvesAgainstTheConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "codemode.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {
+		"bare": {"command": "npx", "args": ["server.js"]},
+		"rel": {"command": "./bin/server", "cwd": "data"},
+		"abs": {"command": "/usr/bin/server", "cwd": "/srv"},
+		"web": {"url": "http://127.0.0.1:1/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		server, command, cwd string
+	}{
+		{"bare", "npx", dir},
+		{"rel", filepath.Join(dir, "bin", "server"), filepath.Join(dir, "data")},
+		{"abs", "/usr/bin/server", "/srv"},
+		{"web", "", ""},
+	}
+	for _, tt := range tests {
+		s := c.Servers[tt.server]
+		if s.Command != tt.command || s.Cwd != tt.cwd {
+			t.Errorf("%s: got command %q cwd %q, want %q and %q", tt.server, s.Command, s.Cwd, tt.command, tt.cwd)
+		}
+	}
+}
+
+func TestRedactRules(t *testing.T) {
+	if got := strings.Join((CodeMode{}).RedactRules().Entries(), ","); got != "password,token,authorization,apiKey" {
+		t.Errorf("unconfigured: got %s, want the defaults", got)
+	}
+	if got := strings.Join((CodeMode{Redact: []string{"pin", "/a/b"}}).RedactRules().Entries(), ","); got != "pin,/a/b" {
+		t.Errorf("configured: got %s, want pin,/a/b (the list replaces the defaults)", got)
+	}
 }
 
 func TestFrameLimit(t *testing.T) {
@@ -306,3 +434,5 @@ func roundTrip(t *testing.T, c *Config) {
 		t.Fatalf("round trip changed the config:\ngot  %+v\nwant %+v\n%s", again, c, data)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -12,6 +12,7 @@ func FuzzParse(f *testing.F) {
 			"native": ["a"], "idleTTL": 1000, "listen": "127.0.0.1:1", "trustedHosts": ["[::1]:8"], "bearerToken": "t"}}`,
 		`{"codemode": {"memory": 9007199254740993, "maxLogBytes": "1.5KiB"}}`,
 		`{"mcpServers": {"fake": {"comand": "x"}}}`,
+		`{"mcpServers": {"f": {"fixture": "f.txtar"}}, "codemode": {"redact": ["token", "/a/0"]}}`,
 		`{"a": 1, "a": 2}`,
 	} {
 		f.Add([]byte(seed))

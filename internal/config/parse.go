@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/codemode/codemode/tools/errs"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/codemode/codemode/tools/errs"
 )
 
 // parser collects issues while it walks the document, so one run reports
@@ -297,13 +298,7 @@ func ParseSize(s string) (int64, error) {
 	return int64(f * float64(mult)), nil
 }
 
-var (
-	topKeys    = []string{"$schema", "mcpServers", "codemode"}
-	serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "roots", "maxFrameBytes"}
-	cmKeys     = []string{"engine", "mode", "timeout", "memory", "maxSubcalls", "maxConcurrentSubcalls",
-		"maxLogBytes", "maxResultBytes", "maxCodeBytes", "maxNestingDepth", "maxArgumentBytes", "native", "catalogBudget", "maxEnvironments", "idleTTL",
-		"listen", "trustedHosts", "bearerToken", "bearerTokenEnv"}
-)
+var topKeys = []string{"$schema", "mcpServers", "codemode"}
 
 func (p *parser) config(data []byte) *Config {
 	c := &Config{Servers: map[string]Server{}}
@@ -344,53 +339,10 @@ func (p *parser) config(data []byte) *Config {
 
 func (p *parser) server(raw json.RawMessage, path string) Server {
 	var s Server
-	ms, ok := p.object(raw, path)
-	if !ok {
+	if !readObject(p, raw, path, serverFields, &s) {
 		return s
 	}
-	typ := ""
-	for _, m := range ms {
-		at := join(path, m.key)
-		switch m.key {
-		case "type":
-			if v, ok := p.str(m.raw, at); ok {
-				switch v {
-				case "stdio":
-					typ = TransportStdio
-				case "http", "streamable-http", "streamableHttp":
-					typ = TransportHTTP
-				case "sse":
-					p.add(at, `"sse" (the deprecated HTTP+SSE transport) is not supported; use a streamable-HTTP endpoint ("type": "http")`)
-				default:
-					p.add(at, `%q is not a transport (want "stdio", "http" or "streamable-http")`, v)
-				}
-			}
-		case "command":
-			s.Command, _ = p.str(m.raw, at)
-			if s.Command == "" {
-				p.add(at, "must not be empty")
-			}
-		case "args":
-			s.Args, _ = p.strings(m.raw, at)
-		case "env":
-			s.Env, _ = p.stringMap(m.raw, at)
-		case "cwd":
-			s.Cwd, _ = p.str(m.raw, at)
-		case "url":
-			s.URL, _ = p.str(m.raw, at)
-			if s.URL == "" {
-				p.add(at, "must not be empty")
-			}
-		case "headers":
-			s.Headers, _ = p.stringMap(m.raw, at)
-		case "roots":
-			s.Roots, _ = p.boolean(m.raw, at)
-		case "maxFrameBytes":
-			s.MaxFrameBytes, _ = p.size(m.raw, at)
-		default:
-			p.unknown(path, m.key, serverKeys)
-		}
-	}
+	typ := s.Transport
 	switch {
 	case typ == TransportStdio && s.URL != "":
 		p.add(join(path, "url"), `a "stdio" server has a command, not a url`)
@@ -398,10 +350,14 @@ func (p *parser) server(raw json.RawMessage, path string) Server {
 		p.add(join(path, "command"), `an HTTP server has a url, not a command`)
 	}
 	switch {
+	case s.Fixture != "" && typ != "":
+		p.add(join(path, "type"), `a fixture server has no "type"`)
 	case s.Command != "":
 		s.Transport = TransportStdio
 	case s.URL != "":
 		s.Transport = TransportHTTP
+	case s.Fixture != "":
+		s.Transport = TransportFixture
 	default:
 		s.Transport = typ
 	}
@@ -410,70 +366,7 @@ func (p *parser) server(raw json.RawMessage, path string) Server {
 
 func (p *parser) codemode(raw json.RawMessage, path string) CodeMode {
 	var c CodeMode
-	ms, ok := p.object(raw, path)
-	if !ok {
-		return c
-	}
-	for _, m := range ms {
-		at := join(path, m.key)
-		switch m.key {
-		case "engine":
-			c.Engine, _ = p.str(m.raw, at)
-			if c.Engine == "" {
-				p.add(at, `must not be empty (want "goja" or "wazero")`)
-			}
-		case "mode":
-			c.Mode, _ = p.str(m.raw, at)
-			if c.Mode == "" {
-				p.add(at, `must not be empty (want "per-call" or "persistent-in-memory")`)
-			}
-		case "timeout":
-			c.Timeout, _ = p.duration(m.raw, at)
-		case "memory":
-			c.Memory, _ = p.size(m.raw, at)
-		case "maxSubcalls":
-			c.MaxSubcalls, _ = p.positiveInt(m.raw, at)
-		case "maxConcurrentSubcalls":
-			c.MaxConcurrentSubcalls, _ = p.positiveInt(m.raw, at)
-		case "maxLogBytes":
-			c.MaxLogBytes, _ = p.size(m.raw, at)
-		case "maxResultBytes":
-			c.MaxResultBytes, _ = p.size(m.raw, at)
-		case "maxCodeBytes":
-			c.MaxCodeBytes, _ = p.size(m.raw, at)
-		case "maxNestingDepth":
-			c.MaxNestingDepth, _ = p.positiveInt(m.raw, at)
-		case "maxArgumentBytes":
-			c.MaxArgumentBytes, _ = p.size(m.raw, at)
-		case "native":
-			c.Native, _ = p.strings(m.raw, at)
-		case "catalogBudget":
-			c.CatalogBudget, _ = p.positiveInt(m.raw, at)
-		case "maxEnvironments":
-			c.MaxEnvironments, _ = p.positiveInt(m.raw, at)
-		case "idleTTL":
-			c.IdleTTL, _ = p.duration(m.raw, at)
-		case "listen":
-			c.Listen, _ = p.str(m.raw, at)
-			if c.Listen == "" {
-				p.add(at, "must not be empty (leave the key out to serve stdio)")
-			}
-		case "trustedHosts":
-			c.TrustedHosts, _ = p.strings(m.raw, at)
-		case "bearerToken":
-			c.BearerToken, _ = p.str(m.raw, at)
-			if c.BearerToken == "" {
-				p.add(at, "must not be empty")
-			}
-		case "bearerTokenEnv":
-			c.BearerTokenEnv, _ = p.str(m.raw, at)
-			if c.BearerTokenEnv == "" {
-				p.add(at, "must not be empty")
-			}
-		default:
-			p.unknown(path, m.key, cmKeys)
-		}
-	}
+	readObject(p, raw, path, codeModeFields, &c)
 	return c
 }
 

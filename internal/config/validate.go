@@ -7,13 +7,18 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
+	"github.com/codemode/codemode/internal/redact"
+	"github.com/codemode/codemode/runtime"
 )
 
 // Validate checks c as [Parse] would: server names usable in tool names,
-// exactly one of command and url per server, frame limits in range, known
+// exactly one of command, url and fixture per server, frame limits in range, known
 // engine and mode names, non-negative limits, a host:port listen address,
-// canonical trusted hosts, and at most one of BearerToken and
-// BearerTokenEnv. Zero fields of CodeMode, and a zero MaxFrameBytes, are
+// canonical trusted hosts, at most one of BearerToken and BearerTokenEnv,
+// and redaction rules that parse. Zero fields of CodeMode, and a zero MaxFrameBytes, are
 // valid ("not configured"). The error is an *[Error].
 func (c *Config) Validate() error {
 	var p parser
@@ -52,12 +57,16 @@ func validateServer(p *parser, path string, s Server) {
 		p.add(join(path, "maxFrameBytes"), "%d bytes is out of range (want %dKiB to %dGiB; leave the key out for the default, %dMiB)",
 			n, MinFrameLimit>>10, MaxFrameLimit>>30, DefaultFrameLimit>>20)
 	}
+	if s.Fixture != "" {
+		validateFixtureServer(p, path, s)
+		return
+	}
 	switch {
 	case s.Command != "" && s.URL != "":
 		p.add(path, "has both command and url; a server has exactly one (command: stdio, url: streamable HTTP)")
 		return
 	case s.Command == "" && s.URL == "":
-		p.add(path, "needs a command (stdio server) or a url (streamable-HTTP server)")
+		p.add(path, "needs a command (stdio server), a url (streamable-HTTP server) or a fixture (a recording)")
 		return
 	}
 	want := TransportStdio
@@ -105,6 +114,24 @@ func validateServer(p *parser, path string, s Server) {
 	}
 }
 
+// validateFixtureServer checks a server given as a recording: nothing of
+// a process or a URL applies to it.
+func validateFixtureServer(p *parser, path string, s Server) {
+	if s.Command != "" || s.URL != "" {
+		p.add(path, "has a fixture and a command or url; a server has exactly one of command, url and fixture")
+		return
+	}
+	if s.Transport != "" && s.Transport != TransportFixture {
+		p.add(join(path, "type"), "%q does not match the server's fixture", s.Transport)
+	}
+	if len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" || len(s.Headers) > 0 || s.Roots {
+		p.add(path, "args, env, cwd, headers and roots do not apply to a fixture server")
+	}
+	if strings.ContainsRune(s.Fixture, 0) {
+		p.add(join(path, "fixture"), "contains a NUL byte")
+	}
+}
+
 func validHeaderName(k string) bool {
 	if k == "" {
 		return false
@@ -118,31 +145,13 @@ func validHeaderName(k string) bool {
 }
 
 func validateCodeMode(p *parser, path string, c CodeMode) {
-	switch c.Engine {
-	case "", EngineGoja, EngineWazero:
-	default:
-		p.add(join(path, "engine"), `%q is not an engine (want "goja" or "wazero")`, c.Engine)
+	if c.Engine != "" && !runtime.KnownEngine(c.Engine) {
+		p.add(join(path, "engine"), "%q is not an engine (want one of %q)", c.Engine, runtime.Engines())
 	}
-	switch c.Mode {
-	case "", ModePerCall, ModePersistentInMemory:
-	default:
-		p.add(join(path, "mode"), `%q is not a mode (want "per-call" or "persistent-in-memory")`, c.Mode)
+	if c.Mode != "" && !runtime.KnownMode(runtime.Mode(c.Mode)) {
+		p.add(join(path, "mode"), "%q is not a mode (want one of %q)", c.Mode, runtime.Modes())
 	}
-	for _, n := range []struct {
-		key string
-		v   int64
-	}{
-		{"timeout", int64(c.Timeout)}, {"memory", c.Memory}, {"maxSubcalls", int64(c.MaxSubcalls)},
-		{"maxConcurrentSubcalls", int64(c.MaxConcurrentSubcalls)}, {"maxLogBytes", c.MaxLogBytes},
-		{"maxResultBytes", c.MaxResultBytes}, {"maxCodeBytes", c.MaxCodeBytes},
-		{"maxNestingDepth", int64(c.MaxNestingDepth)}, {"maxArgumentBytes", c.MaxArgumentBytes},
-		{"catalogBudget", int64(c.CatalogBudget)},
-		{"maxEnvironments", int64(c.MaxEnvironments)}, {"idleTTL", int64(c.IdleTTL)},
-	} {
-		if n.v < 0 {
-			p.add(join(path, n.key), "must not be negative")
-		}
-	}
+	checkNonNegative(p, path, codeModeFields, &c)
 	seen := map[string]bool{}
 	for i, n := range c.Native {
 		at := fmt.Sprintf("%s.native[%d]", path, i)
@@ -172,6 +181,17 @@ func validateCodeMode(p *parser, path string, c CodeMode) {
 	}
 	if strings.ContainsAny(c.BearerTokenEnv, "=\x00") {
 		p.add(join(path, "bearerTokenEnv"), "%q is not an environment variable name", c.BearerTokenEnv)
+	}
+	for _, is := range policy.Check(c.Policy) {
+		p.add(join(join(path, "policy"), is.Path), "%s", is.Message)
+	}
+	if c.Audit != (audit.Config{}) && c.Audit.Path == "" {
+		p.add(join(join(path, "audit"), "path"), "the audit trail needs a path")
+	}
+	for i, r := range c.Redact {
+		if err := redact.Check(r); err != nil {
+			p.add(fmt.Sprintf("%s.redact[%d]", path, i), "%v", err)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode/codemode/internal/fakemcp"
+	"github.com/codemode/codemode/internal/fixture"
 )
 
 // The fake server in-process, over the SDK's in-memory transports.
@@ -32,4 +33,46 @@ func ExampleNewServer() {
 	out, _ := json.Marshal(res.StructuredContent)
 	fmt.Println(string(out))
 	// Output: {"currency":"USD","price":211.91,"symbol":"ACME"}
+}
+
+// A recording served in-process: a test of an agent or a program runs
+// against what the real server once answered, offline.
+func ExampleNewFixtureServer() {
+	fx, err := fixture.Parse([]byte(`-- fixture.json --
+{"format": "codemode.fixture/v1", "server": "weather", "redact": []}
+-- tools.json --
+[{"name": "forecast", "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+-- calls/0001-forecast.json --
+{"tool": "forecast", "arguments": {"city": "Oslo"},
+ "result": {"content": [{"type": "text", "text": "snow"}]}, "atMs": 0, "ms": 120}
+`))
+	if err != nil {
+		panic(err)
+	}
+	srv, err := fakemcp.NewFixtureServer(fx, fakemcp.Options{})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer ss.Wait()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer cs.Close()
+	for _, city := range []string{"Oslo", "Rome"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"city": city}})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
+	}
+	// Output:
+	// false snow
+	// true fixture: no recorded call of forecast matches the arguments {"city":"Rome"}; the nearest recorded arguments (call 1) are {"city":"Oslo"}; difference: /city: got "Rome", recorded "Oslo" (replay with --match tool to answer any call of a tool with its recorded calls)
 }

@@ -1,7 +1,13 @@
-// Package fakemcp is a fake MCP server for tests and demos: three
-// deterministic tools, no network, no state beyond a call counter.
+// Package fakemcp serves MCP fixtures: recordings of real servers
+// (package fixture) replayed as a real MCP server, and the built-in fake
+// server, whose three deterministic tools are one more fixture with Go
+// handlers for its answers.
 //
-// # Tools
+// # The built-in fake
+//
+// [NewServer] serves the embedded fixture [Builtin] (builtin.txtar: the
+// initialize result and the three tools below), whose calls are answered
+// by Go code: no network, no state beyond a call counter.
 //
 //   - ticker {symbol} → {symbol, price, currency}: a price derived from the
 //     symbol by hashing, so every run agrees; currency is always "USD". Its
@@ -19,12 +25,29 @@
 // Every tool result carries structured content, checked against the tool's
 // output schema, and the same JSON as text content.
 //
+// # Recordings
+//
+// [NewFixtureServer] serves a recording: its initialize result (server
+// info, instructions and tools capability; the protocol version is
+// negotiated as usual, and resources and prompts are not replayed), its
+// tool list as recorded (schemas and annotations), and each tools/call
+// answered by the recorded call a [fixture.Matcher] picks, with the
+// recorded result, or the recorded JSON-RPC error. A call no recorded call
+// answers is a tool error (isError) that names the nearest recorded
+// arguments and how they differ; a tool that is not in the recording is
+// the protocol error a real server gives ("unknown tool"). Arguments are
+// not validated against the schemas: the recording says what the server
+// answered, invalid arguments included. [Options.Latency] replays the
+// recorded timing, or a fixed one.
+//
 // # Use
 //
-// In-process, connect [NewServer] to an [mcp.NewInMemoryTransports] pair. As
-// a process (`codemode fakemcp`, or `go run ./fixtures/fakemcp`), [Main]
-// serves one session on stdin/stdout through the netpoller (see
-// internal/stdiox) and reads two environment variables:
+// In-process, connect [NewServer] or [NewFixtureServer] to an
+// [mcp.NewInMemoryTransports] pair. As a process (`codemode fakemcp
+// [--fixture FILE]`, or `go run ./fixtures/fakemcp`), [Main] and [MainWith]
+// serve one session on stdin/stdout through the netpoller (see
+// internal/stdiox), or streamable HTTP with MainOptions.Listen, and read
+// two environment variables:
 //
 //   - FAKEMCP_EVENTS=<file>: append every [Event] to file as a JSON line.
 //   - FAKEMCP_CRASH_AFTER=<n>: exit(3) abruptly when the n-th tool call
@@ -33,14 +56,17 @@ package fakemcp
 
 import (
 	"context"
-	"encoding/json"
+	_ "embed"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/codemode/codemode/internal/fixture"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -70,7 +96,8 @@ type Event struct {
 	ElapsedMS int64 `json:"elapsedMs,omitempty"`
 }
 
-// Options configures [NewServerWith]. The zero value is valid.
+// Options configures [NewServerWith] and [NewFixtureServer]. The zero
+// value is valid.
 type Options struct {
 	// Log receives human-readable lines such as "slow: cancelled after 12
 	// ms". If nil, they are discarded.
@@ -79,89 +106,171 @@ type Options struct {
 	// goroutine handling the call (so before the reply is sent), and possibly
 	// from several goroutines at once.
 	OnEvent func(Event)
+	// Match is how a recording answers a call no recorded call has the
+	// arguments of (see [fixture.Rule]). If empty, fixture.MatchExact.
+	Match fixture.Rule
+	// Latency is how long a recorded answer is held before it is sent. The
+	// zero value sends it at once.
+	Latency Latency
+}
+
+// Latency is the delay of a replayed answer: the recorded duration of the
+// call (Recorded), or Fixed.
+type Latency struct {
+	Recorded bool
+	Fixed    time.Duration
+}
+
+// ParseLatency parses a --latency value: "recorded", "none" (or ""), or a
+// duration: "25ms", "1.5s", or a bare number of milliseconds.
+func ParseLatency(s string) (Latency, error) {
+	switch s {
+	case "", "none":
+		return Latency{}, nil
+	case "recorded":
+		return Latency{Recorded: true}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		ms, err2 := strconv.ParseFloat(s, 64)
+		if err2 != nil {
+			return Latency{}, fmt.Errorf("%q is not a latency (want recorded, none, or a duration such as 25ms)", s)
+		}
+		d = time.Duration(ms * float64(time.Millisecond))
+	}
+	if d < 0 {
+		return Latency{}, fmt.Errorf("%q: a latency must not be negative", s)
+	}
+	return Latency{Fixed: d}, nil
+}
+
+func (l Latency) of(c *fixture.Call) time.Duration {
+	if l.Recorded {
+		return c.Duration
+	}
+	return l.Fixed
+}
+
+//go:embed builtin.txtar
+var builtinFile []byte
+
+// Builtin returns the built-in fake's fixture: its initialize result and
+// its three tools (names, descriptions, schemas), and no calls. Each call
+// returns a fresh copy.
+func Builtin() *fixture.Fixture {
+	f, err := fixture.Parse(builtinFile)
+	if err != nil {
+		panic("fakemcp: builtin.txtar: " + err.Error()) // TestBuiltin keeps it valid
+	}
+	return f
 }
 
 // NewServer returns the fake server with default [Options].
 func NewServer() *mcp.Server { return NewServerWith(Options{}) }
 
-// NewServerWith returns the fake server with its three tools. Each call
-// makes an independent server; they share nothing.
+// NewServerWith returns the built-in fake server: [Builtin] with its three
+// tools answered by Go handlers. Each call makes an independent server;
+// they share nothing.
 func NewServerWith(opts Options) *mcp.Server {
+	f := newFake(opts)
+	s, err := f.server(Builtin(), map[string]func(*mcp.Server, *mcp.Tool){
+		"ticker": func(s *mcp.Server, t *mcp.Tool) { mcp.AddTool(s, t, f.ticker) },
+		"echo":   func(s *mcp.Server, t *mcp.Tool) { mcp.AddTool(s, t, f.echo) },
+		"slow":   func(s *mcp.Server, t *mcp.Tool) { mcp.AddTool(s, t, f.slow) },
+	})
+	if err != nil {
+		panic("fakemcp: builtin: " + err.Error()) // TestBuiltin keeps it valid
+	}
+	return s
+}
+
+// NewFixtureServer returns a server that replays fx (see the package
+// documentation). Each call makes an independent server, with its own
+// [fixture.Matcher]; the sessions of one server share it.
+func NewFixtureServer(fx *fixture.Fixture, opts Options) (*mcp.Server, error) {
+	return newFake(opts).server(fx, nil)
+}
+
+func newFake(opts Options) *fake {
 	f := &fake{opts: opts}
 	if f.opts.Log == nil {
 		f.opts.Log = io.Discard
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: "1.0.0"}, &mcp.ServerOptions{
-		// No logging capability: the fake has nothing to say over the
-		// protocol, and a smaller initialize result keeps transcripts short.
-		Capabilities: &mcp.ServerCapabilities{},
-	})
-	mcp.AddTool(s, &mcp.Tool{
-		Name:         "ticker",
-		Description:  "Look up the current price of a stock ticker symbol (fake, deterministic).",
-		InputSchema:  tickerIn,
-		OutputSchema: tickerOut,
-	}, f.ticker)
-	mcp.AddTool(s, &mcp.Tool{
-		Name:         "echo",
-		Description:  "Return the given text; also returns the request's _meta under meta when present.",
-		InputSchema:  echoIn,
-		OutputSchema: echoOut,
-	}, f.echo)
-	mcp.AddTool(s, &mcp.Tool{
-		Name:         "slow",
-		Description:  "Wait for ms milliseconds, then return {slept: ms}. Stops early when the call is cancelled.",
-		InputSchema:  slowIn,
-		OutputSchema: slowOut,
-	}, f.slow)
-	return s
+	return f
 }
 
-// Schemas are written out rather than inferred from the Go types so that
-// what clients see (and what transcripts record) is stated here, once.
-var (
-	tickerIn = json.RawMessage(`{
-		"type": "object",
-		"properties": {"symbol": {"type": "string", "minLength": 1, "description": "Ticker symbol, e.g. ACME."}},
-		"required": ["symbol"],
-		"additionalProperties": false
-	}`)
-	tickerOut = json.RawMessage(`{
-		"type": "object",
-		"properties": {
-			"symbol": {"type": "string"},
-			"price": {"type": "number", "description": "Price with two decimals."},
-			"currency": {"type": "string", "description": "ISO 4217 code; always USD."}
-		},
-		"required": ["symbol", "price", "currency"],
-		"additionalProperties": false
-	}`)
-	echoIn = json.RawMessage(`{
-		"type": "object",
-		"properties": {"text": {"type": "string"}},
-		"required": ["text"]
-	}`)
-	echoOut = json.RawMessage(`{
-		"type": "object",
-		"properties": {
-			"text": {"type": "string"},
-			"meta": {"type": "object", "description": "The request's _meta, when it had one."}
-		},
-		"required": ["text"],
-		"additionalProperties": false
-	}`)
-	slowIn = json.RawMessage(`{
-		"type": "object",
-		"properties": {"ms": {"type": "number", "minimum": 0, "maximum": 600000, "description": "Milliseconds to wait, at most ten minutes."}},
-		"required": ["ms"]
-	}`)
-	slowOut = json.RawMessage(`{
-		"type": "object",
-		"properties": {"slept": {"type": "number"}},
-		"required": ["slept"],
-		"additionalProperties": false
-	}`)
-)
+// server serves fx: a tool named in live is registered by that function
+// (a Go handler), every other one answers from the recording.
+func (f *fake) server(fx *fixture.Fixture, live map[string]func(*mcp.Server, *mcp.Tool)) (*mcp.Server, error) {
+	init, err := fx.InitializeResult()
+	if err != nil {
+		return nil, err
+	}
+	list, err := fx.ToolList()
+	if err != nil {
+		return nil, err
+	}
+	if f.matcher, err = fixture.NewMatcher(fx, f.opts.Match); err != nil {
+		return nil, err
+	}
+	// Only the tools capability is replayed (the fixture has nothing
+	// else to serve); without one recorded, the SDK infers it. An empty
+	// one also leaves out logging, which the SDK would otherwise claim.
+	caps := &mcp.ServerCapabilities{}
+	if init.Capabilities != nil {
+		caps.Tools = init.Capabilities.Tools
+	}
+	s := mcp.NewServer(init.ServerInfo, &mcp.ServerOptions{Instructions: init.Instructions, Capabilities: caps})
+	for _, t := range list {
+		if add, ok := live[t.Name]; ok {
+			add(s, t)
+			continue
+		}
+		if err := addRecorded(s, t, f.replay(t.Name)); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// addRecorded adds a recorded tool, turning the SDK's panic on a tool it
+// refuses (an input schema that is not an object schema) into an error.
+func addRecorded(s *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tool %q: %v", t.Name, r)
+		}
+	}()
+	s.AddTool(t, h)
+	return nil
+}
+
+// replay answers calls of a recorded tool.
+func (f *fake) replay(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		f.begin(req)
+		c, _, err := f.matcher.Match(name, req.Params.Arguments)
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		if d := f.opts.Latency.of(c); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			}
+		}
+		if c.Error != nil {
+			return nil, &jsonrpc.Error{Code: c.Error.Code, Message: c.Error.Message, Data: c.Error.Data}
+		}
+		return c.CallToolResult()
+	}
+}
+
+// Schemas are stated once, in builtin.txtar, and reach clients (and
+// transcripts) as written there.
 
 type (
 	tickerArgs struct {
@@ -189,8 +298,9 @@ type (
 )
 
 type fake struct {
-	opts  Options
-	calls atomic.Int64
+	opts    Options
+	calls   atomic.Int64
+	matcher *fixture.Matcher
 }
 
 // Provenance returns the caller's own entries of a request's _meta: it

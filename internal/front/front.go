@@ -10,18 +10,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/internal/httpfence"
 	"github.com/codemode/codemode/internal/stdiox"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,10 +29,21 @@ var Version = "0.1.0"
 
 // Options configures a Server.
 type Options struct {
-	Host   *codemode.Host
-	Preset *scope.Scope // the preset the sessions' agents belong to
+	Registry *tools.Registry
+	Preset   *scope.Scope // the preset the sessions' agents belong to
 	// Logger receives session events. If nil, nothing is logged.
 	Logger *slog.Logger
+	// OnSession, if set, is called once per session with the session's
+	// agent, before the session's first call runs: how the policy finds
+	// whom to ask about a call (it forgets the session with the agent's
+	// scope, disposed when the session ends).
+	OnSession func(*tools.Agent, *mcp.ServerSession)
+	// Replica names this process in the HTTP session ids it hands out:
+	// "<replica>.<random>", so that a load balancer in front of several
+	// processes can send a session's requests to the one that holds it
+	// (see docs/deploy.md). It must match [ReplicaPattern]. If empty, ids
+	// are random alone.
+	Replica string
 }
 
 // Server is the MCP front. One Server serves any number of sessions.
@@ -41,18 +51,22 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	mcp      *mcp.Server
-	sessions sync.Map // *mcp.ServerSession → *codemode.Agent
+	sessions sync.Map // *mcp.ServerSession → *tools.Agent
 	seq      atomic.Int64
 	calls    atomic.Int64
 	unwatch  func()
+	drainState
 }
 
 // New builds the front. The instructions are the Code Mode section of a
-// session's assembly.
+// session's assembly, assembled again for every session that initializes.
 func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Replica != "" && !replicaRe.MatchString(opts.Replica) {
+		return nil, fmt.Errorf("front: replica name %q does not match %s", opts.Replica, ReplicaPattern)
 	}
 	instructions, err := s.instructions(ctx)
 	if err != nil {
@@ -62,10 +76,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Instructions: instructions,
 		Logger:       s.log,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		GetSessionID: s.newSessionID,
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
-	s.unwatch = opts.Host.Registry.OnChange(func(l scope.Layer) {
-		if l.Kind != scope.LayerAgent || s.hasAgent(l.Key) {
+	s.unwatch = opts.Registry.OnChange(func(l tools.Layer) {
+		if l.Kind != tools.LayerAgent || s.hasAgent(l.Key) {
 			s.toolsChanged()
 		}
 	})
@@ -74,6 +89,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 
 // Close stops watching the registry. Sessions end with their transports.
 func (s *Server) Close() { s.unwatch() }
+
+// errShuttingDown answers a call that arrives while the server drains.
+var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "codemode: the server is shutting down; start a new session"}
 
 // changeProbe is a tool the SDK's own table holds for an instant so that it
 // sends notifications/tools/list_changed (see toolsChanged).
@@ -98,7 +116,7 @@ func (s *Server) toolsChanged() {
 func (s *Server) hasAgent(id string) bool {
 	found := false
 	s.sessions.Range(func(_, a any) bool {
-		found = a.(*codemode.Agent).ID == id
+		found = a.(*tools.Agent).ID() == id
 		return !found
 	})
 	return found
@@ -107,12 +125,12 @@ func (s *Server) hasAgent(id string) bool {
 // instructions assembles for a throw-away agent and returns the Code Mode
 // section.
 func (s *Server) instructions(ctx context.Context) (string, error) {
-	a, err := s.opts.Host.NewAgent(s.opts.Preset, "instructions-probe")
+	a, err := s.opts.Registry.NewAgent(s.opts.Preset, "instructions-probe")
 	if err != nil {
 		return "", err
 	}
-	defer a.Scope.Dispose()
-	asm, err := s.opts.Host.Registry.Assemble(ctx, a.Ref(), tools.AssembleOptions{})
+	defer a.Scope().Dispose()
+	asm, err := s.opts.Registry.Assemble(ctx, a, tools.AssembleOptions{})
 	if err != nil {
 		return "", fmt.Errorf("front: assemble: %w", err)
 	}
@@ -127,27 +145,30 @@ func (s *Server) instructions(ctx context.Context) (string, error) {
 // agentFor returns the session's agent, creating it on first use. The
 // agent (and so its persistent environments) is released when the session
 // ends.
-func (s *Server) agentFor(ss *mcp.ServerSession) (*codemode.Agent, error) {
+func (s *Server) agentFor(ss *mcp.ServerSession) (*tools.Agent, error) {
 	if a, ok := s.sessions.Load(ss); ok {
-		return a.(*codemode.Agent), nil
+		return a.(*tools.Agent), nil
 	}
 	id := "session-" + strconv.FormatInt(s.seq.Add(1), 10)
 	if sid := ss.ID(); sid != "" {
 		id += "-" + sid
 	}
-	a, err := s.opts.Host.NewAgent(s.opts.Preset, id)
+	a, err := s.opts.Registry.NewAgent(s.opts.Preset, id)
 	if err != nil {
 		return nil, err
 	}
 	if prev, loaded := s.sessions.LoadOrStore(ss, a); loaded {
-		a.Scope.Dispose()
-		return prev.(*codemode.Agent), nil
+		a.Scope().Dispose()
+		return prev.(*tools.Agent), nil
+	}
+	if s.opts.OnSession != nil {
+		s.opts.OnSession(a, ss)
 	}
 	s.log.Info("front: session started", slog.String("agent", id))
 	go func() {
 		_ = ss.Wait()
 		s.sessions.Delete(ss)
-		a.Scope.Dispose()
+		a.Scope().Dispose()
 		s.log.Info("front: session ended", slog.String("agent", id))
 	}()
 	return a, nil
@@ -155,13 +176,46 @@ func (s *Server) agentFor(ss *mcp.ServerSession) (*codemode.Agent, error) {
 
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !strings.HasPrefix(method, "notifications/") {
+			// A call: Drain waits for its reply (see drain.go).
+			s.running.Add(1)
+			defer func() {
+				s.answered.Add(1)
+				s.running.Add(-1)
+				s.kick()
+			}()
+			if s.draining.Load() {
+				return nil, errShuttingDown
+			}
+		}
 		switch r := req.(type) {
 		case *mcp.ListToolsRequest:
 			return s.listTools(ctx, r)
 		case *mcp.CallToolRequest:
 			return s.callTool(ctx, r)
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if err == nil {
+			s.freshInstructions(ctx, res)
+		}
+		return res, err
+	}
+}
+
+// freshInstructions replaces the instructions of an initialize (or
+// discover) result, which the SDK takes from the options New set, with the
+// Code Mode section as it is now: tools and servers may have come and gone
+// since start-up, and a session must not begin with a stale account.
+func (s *Server) freshInstructions(ctx context.Context, res mcp.Result) {
+	switch r := res.(type) {
+	case *mcp.InitializeResult:
+		if text, err := s.instructions(ctx); err == nil {
+			r.Instructions = text
+		}
+	case *mcp.DiscoverResult:
+		if text, err := s.instructions(ctx); err == nil {
+			r.Instructions = text
+		}
 	}
 }
 
@@ -170,7 +224,7 @@ func (s *Server) listTools(ctx context.Context, r *mcp.ListToolsRequest) (*mcp.L
 	if err != nil {
 		return nil, err
 	}
-	asm, err := s.opts.Host.Registry.Assemble(ctx, a.Ref(), tools.AssembleOptions{})
+	asm, err := s.opts.Registry.Assemble(ctx, a, tools.AssembleOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -191,23 +245,19 @@ func (s *Server) callTool(ctx context.Context, r *mcp.CallToolRequest) (*mcp.Cal
 		return nil, err
 	}
 	if tok := r.Params.GetProgressToken(); tok != nil {
-		var n atomic.Int64
-		ss := r.Session
-		ctx = codemode.WithProgress(ctx, func(level, text string) {
-			// Progress is best effort: a client that went away must not
-			// fail the run.
-			_ = ss.NotifyProgress(context.WithoutCancel(ctx), &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n.Add(1)), Message: text})
-		})
+		p := newProgress(ctx, r.Session, tok)
+		defer p.finish()
+		ctx = codemode.WithProgress(ctx, p.line)
 	}
 	args := r.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	res := s.opts.Host.Registry.Execute(ctx, tools.Input{
+	res := s.opts.Registry.Execute(ctx, tools.Input{
 		CallID:    "mcp_" + strconv.FormatInt(s.calls.Add(1), 10),
 		Name:      r.Params.Name,
 		Arguments: args,
-		Agent:     a.Ref(),
+		Agent:     a,
 	})
 	return ToMCP(res), nil
 }
@@ -232,29 +282,34 @@ func ToMCP(res *tools.Result) *mcp.CallToolResult {
 	return out
 }
 
-// ServeStdio serves one session on stdin/stdout. When they are pipes they
-// are switched to non-blocking mode and read through the netpoller
-// (CONTRACT §8).
+// ServeStdio serves one session on stdin/stdout until the client ends it
+// or ctx ends; in the second case the session is still open, for Drain to
+// end gracefully. When stdin and stdout are pipes they are switched to
+// non-blocking mode and read through the netpoller (docs/contract.md#stdio).
 func (s *Server) ServeStdio(ctx context.Context, stdin, stdout *os.File) error {
 	r, w, polled, err := stdiox.Pipes(stdin, stdout)
 	if err != nil {
 		return err
 	}
 	s.log.Debug("front: stdio", slog.Bool("netpoller", polled))
-	return s.mcp.Run(ctx, stdiox.Transport(r, w))
+	s.stdio.Store(true)
+	// The session must outlive ctx: when ctx ends, Drain closes it after
+	// the calls it is running have answered.
+	ss, err := s.mcp.Connect(context.WithoutCancel(ctx), stdiox.Transport(r, &replyCounter{WriteCloser: w, d: &s.drainState}), nil)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // Connect serves one session on t (tests use in-memory transports).
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
 	return s.mcp.Connect(ctx, t, nil)
-}
-
-// HTTPHandler serves streamable HTTP at /mcp; every path, /mcp or not, is
-// behind the CONTRACT §7 fence.
-func (s *Server) HTTPHandler(fence httpfence.Config) (http.Handler, error) {
-	mux := http.NewServeMux()
-	// Idle HTTP sessions end after an hour, and with them their agents and
-	// persistent environments; a stdio session ends with its pipe.
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{SessionTimeout: time.Hour}))
-	return httpfence.Wrap(mux, fence)
 }

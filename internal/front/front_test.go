@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"sort"
@@ -24,12 +25,12 @@ import (
 // newFront mounts code mode with in-process equivalents of the fake
 // server's ticker and echo, and connects a client over in-memory
 // transports. The client side logs the wire to w.
-func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.ClientSession, *codemode.Host) {
+func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.ClientSession, *tools.Registry) {
 	t.Helper()
-	host := codemode.NewHost(tools.Options{})
-	t.Cleanup(func() { host.Close() })
-	reg := host.Registry
-	_, err := reg.Register(scope.Global(), tools.Tool{Name: "mcp__fake__ticker", Description: "Quote for a symbol.",
+	host := scope.NewHost("host")
+	t.Cleanup(func() { host.Dispose() })
+	reg := tools.New(tools.Options{})
+	_, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__ticker", Description: "Quote for a symbol.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"],"additionalProperties":false}`),
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			var a struct{ Symbol string }
@@ -39,11 +40,11 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.Clie
 	if err != nil {
 		t.Fatal(err)
 	}
-	preset := host.Preset("codemode")
-	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(context.Background(), Options{Host: host, Preset: preset})
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func newFront(t *testing.T, w *bytes.Buffer, opts *mcp.ClientOptions) (*mcp.Clie
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, host
+	return cs, reg
 }
 
 var (
@@ -148,7 +149,7 @@ func TestProgress(t *testing.T) {
 // catalog.
 func TestToolListChanged(t *testing.T) {
 	changed := make(chan struct{}, 16)
-	cs, host := newFront(t, nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+	cs, reg := newFront(t, nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		changed <- struct{}{}
 	}})
 	ctx := context.Background()
@@ -171,10 +172,10 @@ func TestToolListChanged(t *testing.T) {
 		}
 		return desc
 	}
-	if strings.Contains(describe(), "mcp__fake__weather") {
+	if strings.Contains(describe(), "  weather(args") {
 		t.Fatal("the catalog lists a tool that does not exist yet")
 	}
-	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
+	remove, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
 		Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 			return tools.TextResult("sunny"), nil
 		}})
@@ -186,16 +187,16 @@ func TestToolListChanged(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notifications/tools/list_changed after a tool was registered")
 	}
-	if d := describe(); !strings.Contains(d, "mcp__fake__weather") {
+	if d := describe(); !strings.Contains(d, "  weather(args") {
 		t.Errorf("code_run's catalog after the change does not list the new tool:\n%s", d)
 	}
-	remove()
+	remove.Remove()
 	select {
 	case <-changed:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notifications/tools/list_changed after a tool was removed")
 	}
-	if strings.Contains(describe(), "mcp__fake__weather") {
+	if strings.Contains(describe(), "  weather(args") {
 		t.Error("the catalog still lists the removed tool")
 	}
 }
@@ -203,24 +204,115 @@ func TestToolListChanged(t *testing.T) {
 // The probe tool behind tools/list_changed must be a name the SDK accepts,
 // or every registry change logs an error.
 func TestListChangedProbeLogsNothing(t *testing.T) {
-	host := codemode.NewHost(tools.Options{})
-	defer host.Close()
-	preset := host.Preset("codemode")
-	if _, err := codemode.Mount(host, preset, codemode.Options{}); err != nil {
+	host := scope.NewHost("host")
+	defer host.Dispose()
+	reg := tools.New(tools.Options{})
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	srv, err := New(context.Background(), Options{Host: host, Preset: preset, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	remove, err := host.Registry.Register(scope.Global(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
+	remove, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__x__y", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) { return nil, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	remove()
+	remove.Remove()
 	if logs.Len() > 0 {
 		t.Errorf("a registry change logged:\n%s", logs.String())
+	}
+}
+
+// A program that prints as fast as it can must not flood the client: lines
+// are coalesced into at most one notification per progressInterval, and
+// each notification is bounded.
+func TestProgressFloodIsCoalesced(t *testing.T) {
+	var mu sync.Mutex
+	var msgs []string
+	cs, _ := newFront(t, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		msgs = append(msgs, r.Params.Message)
+		mu.Unlock()
+	}})
+	params := &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": `for (let i = 0; i < 20000; i++) console.log("line " + i); return 1`}}
+	params.SetProgressToken("tok-flood")
+	start := time.Now()
+	res, err := cs.CallTool(context.Background(), params)
+	elapsed := time.Since(start)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %v", err, res)
+	}
+	_ = cs.Ping(context.Background(), nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if max := int(elapsed/progressInterval) + 2; len(msgs) > max {
+		t.Errorf("got %d notifications in %v, want at most %d", len(msgs), elapsed, max)
+	}
+	for i, m := range msgs {
+		if len(m) > progressMaxBytes+200 {
+			t.Errorf("notification %d is %d bytes, over %d", i, len(m), progressMaxBytes)
+		}
+	}
+	if len(msgs) == 0 || !strings.HasPrefix(msgs[0], "line 0") {
+		t.Fatalf("the first line was not sent at once: %.40q", msgs)
+	}
+}
+
+// TestInstructionsAreFresh: the instructions a session receives are
+// assembled when it initializes, not when the server started.
+func TestInstructionsAreFresh(t *testing.T) {
+	host := scope.NewHost("host")
+	t.Cleanup(func() { host.Dispose() })
+	reg := tools.New(tools.Options{})
+	// Another plugin writes the number of callable tools into the Code
+	// Mode section (its hook is outermost: added first), so the section
+	// shows when it was assembled.
+	reg.OnAssemble(func(ctx context.Context, agent *tools.Agent, next func() (*tools.Assembly, error)) (*tools.Assembly, error) {
+		a, err := next()
+		if err != nil {
+			return a, err
+		}
+		for i, sec := range a.Sections {
+			if sec.Name == "code-mode" {
+				a.Sections[i].Text += fmt.Sprintf("(%d registered)", len(reg.List(nil)))
+			}
+		}
+		return a, nil
+	})
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	connect := func() string {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "fresh", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		return cs.InitializeResult().Instructions
+	}
+	before := connect()
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__late__tool", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		return tools.TextResult("ok"), nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	after := connect()
+	n := len(reg.List(nil))
+	if !strings.HasSuffix(before, fmt.Sprintf("(%d registered)", n-1)) || !strings.HasSuffix(after, fmt.Sprintf("(%d registered)", n)) {
+		t.Errorf("instructions did not follow the registry:\nbefore: %q\nafter:  %q", before, after)
 	}
 }

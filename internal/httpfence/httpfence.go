@@ -1,6 +1,6 @@
-// Package httpfence is the front fence of codemode's HTTP server (CONTRACT
-// §7): it decides, before any MCP handling, whether a request may reach the
-// server at all.
+// Package httpfence is the front fence of codemode's HTTP server
+// (docs/contract.md#sandbox): it decides, before any MCP handling, whether
+// a request may reach the server at all.
 //
 // # Rules
 //

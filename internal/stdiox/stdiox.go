@@ -3,7 +3,7 @@
 //
 // # Why
 //
-// Go 1.26 has a scheduler race (CONTRACT §8): a stop-the-world can wait for a
+// Go 1.26 has a scheduler race (docs/contract.md#stdio): a stop-the-world can wait for a
 // goroutine that is entering a blocking system call, and then waits until the
 // call returns by itself. For a stdio MCP server that call is the read of
 // stdin, which returns only when the client sends another byte, while the

@@ -302,7 +302,7 @@ func serveChild() int {
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "ping"}, func(ctx context.Context, _ *mcp.CallToolRequest, in pingIn) (*mcp.CallToolResult, pingIn, error) {
 		// A GC cycle racing the reply and the next read of stdin: the
-		// stop-the-world that CONTRACT §8 is about, made frequent.
+		// stop-the-world that docs/contract.md#stdio is about, made frequent.
 		go runtime.GC()
 		return nil, in, nil
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -48,7 +49,9 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 		if d := s.m.opts.CallTimeout; d > 0 {
 			callCtx, cancel = context.WithTimeout(ctx, d)
 		}
+		start := time.Now()
 		res, err := sess.CallTool(callCtx, params)
+		s.record(name, args, res, err, start)
 		if err != nil && stale == nil && errors.Is(err, mcp.ErrConnectionClosed) && callCtx.Err() == nil {
 			// The session had ended before the call reached it, and run
 			// has not noticed yet: nothing was sent, so the call waits for
@@ -68,6 +71,22 @@ func (s *server) call(ctx context.Context, e *tools.Execution, name string) (*to
 		}
 		return convert(res)
 	}
+}
+
+// record passes a call to Options.Recorder, unless our frame filter
+// answered it.
+func (s *server) record(name string, args json.RawMessage, res *mcp.CallToolResult, err error, start time.Time) {
+	r := s.m.opts.Recorder
+	if r == nil {
+		return
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		if _, ours := frameTooLarge(rpcErr); ours {
+			return
+		}
+	}
+	r.RecordCall(s.name, fixture.Exchange{Tool: name, Arguments: args, Result: res, Err: err, Start: start, Duration: time.Since(start)})
 }
 
 // session returns the server's session, other than stale. While the server

@@ -10,11 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/codemode/codemode/internal/config"
-	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/internal/fakemcp"
+	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,6 +40,7 @@ type server struct {
 	connects int
 	failures int
 	lastErr  string
+	stderr   string              // the last line the current attempt's process wrote to stderr
 	retryAt  time.Time           // when run tries again; zero unless restarting and waiting to
 	changed  chan struct{}       // closed and replaced when state, sess or retryAt change
 	waiting  int                 // calls waiting for a session
@@ -50,10 +53,14 @@ type mounted struct {
 }
 
 func newServer(m *Manager, name string, cfg config.Server) *server {
-	if cfg.Transport == "" { // programmatic configs may leave it to Command/URL
-		cfg.Transport = config.TransportStdio
-		if cfg.URL != "" {
+	if cfg.Transport == "" { // programmatic configs may leave it to Command/URL/Fixture
+		switch {
+		case cfg.URL != "":
 			cfg.Transport = config.TransportHTTP
+		case cfg.Fixture != "":
+			cfg.Transport = config.TransportFixture
+		default:
+			cfg.Transport = config.TransportStdio
 		}
 	}
 	return &server{
@@ -76,6 +83,38 @@ func (s *server) status() ServerStatus {
 		Connects: s.connects, Failures: s.failures, LastError: s.lastErr, Since: s.since,
 		Waiting: s.waiting,
 	}
+}
+
+// setStderr records the last line the server's process wrote to stderr.
+func (s *server) setStderr(line string) {
+	s.mu.Lock()
+	s.stderr = oneLine(line, 500)
+	s.mu.Unlock()
+}
+
+// withStderr adds the server's last stderr line, if any, to err.
+func (s *server) withStderr(err error) error {
+	s.mu.Lock()
+	line := s.stderr
+	s.mu.Unlock()
+	if line == "" || err == nil {
+		return err
+	}
+	return fmt.Errorf("%w; its last stderr line: %s", err, line)
+}
+
+// oneLine is s with its whitespace runs folded to one space, cut to max
+// bytes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		i := max
+		for i > 0 && s[i]&0xC0 == 0x80 {
+			i--
+		}
+		s = s[:i] + "…"
+	}
+	return s
 }
 
 // setWaiting adds d to the count of calls waiting for a session.
@@ -114,6 +153,9 @@ func (s *server) setState(st State, sess *mcp.ClientSession, failure error) {
 		s.failures++
 		s.lastErr = failure.Error()
 	}
+	if st == StateReady {
+		s.stderr = "" // what it said while starting is not news
+	}
 	s.broadcast()
 	s.mu.Unlock()
 	s.m.notify()
@@ -143,6 +185,7 @@ func (s *server) run(first chan<- struct{}) {
 			if ctx.Err() != nil {
 				return
 			}
+			err = s.withStderr(err)
 			s.log.Warn("upstream: cannot connect", slog.Any("error", err), slog.Duration("retryIn", backoff))
 			s.setState(StateRestarting, nil, fmt.Errorf("connecting: %w", err))
 			signalFirst()
@@ -160,6 +203,7 @@ func (s *server) run(first chan<- struct{}) {
 			} else {
 				// Calls see the outage at once, before the (possibly slow)
 				// shutdown of the old process.
+				reason = s.withStderr(reason)
 				s.setState(StateRestarting, nil, reason)
 				s.log.Warn("upstream: disconnected; restarting", slog.Any("reason", reason), slog.Duration("retryIn", backoff))
 			}
@@ -282,8 +326,13 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 			}
 		}
 		// The child's stderr goes to our logger (itself on stderr), never
-		// to our stdout, which may be a protocol stream.
+		// to our stdout, which may be a protocol stream. Its last line is
+		// kept: a server that cannot start usually says why there
+		// ("GITHUB_TOKEN environment variable is required"), and that is
+		// what its error should show without -v.
 		lw := newLineWriter(s.log)
+		s.setStderr("")
+		lw.onLine = s.setStderr
 		cmd.Stderr = lw
 		// A grandchild holding the stderr pipe must not keep Wait (and so
 		// Close) waiting forever.
@@ -297,6 +346,8 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 			lw.Flush()
 		}
 		return &stdioTransport{cmd: cmd, limit: s.frameLimit(), terminate: s.m.opts.TerminateTimeout, log: s.log}, release, nil
+	case config.TransportFixture:
+		return s.fixtureTransport()
 	case config.TransportHTTP:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		t := &mcp.StreamableClientTransport{
@@ -313,6 +364,26 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 		return t, base.CloseIdleConnections, nil
 	}
 	return nil, nil, fmt.Errorf("server %s: unknown transport %q", s.name, s.cfg.Transport)
+}
+
+// fixtureTransport serves the server's recording in process and returns
+// the client's end of an in-memory transport to it.
+func (s *server) fixtureTransport() (mcp.Transport, func(), error) {
+	fx, err := fixture.ReadFile(s.cfg.Fixture)
+	if err != nil {
+		return nil, nil, err
+	}
+	lw := newLineWriter(s.log)
+	srv, err := fakemcp.NewFixtureServer(fx, fakemcp.Options{Log: lw})
+	if err != nil {
+		return nil, nil, fmt.Errorf("fixture %s: %w", s.cfg.Fixture, err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fixture %s: %w", s.cfg.Fixture, err)
+	}
+	return ct, func() { _ = ss.Close(); lw.Flush() }, nil
 }
 
 // headerTransport adds the configured headers to every request.
@@ -341,6 +412,9 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 		list = append(list, t)
 	}
 	s.reconcile(list)
+	if r := s.m.opts.Recorder; r != nil {
+		r.RecordSession(s.name, sess.InitializeResult(), list)
+	}
 	return nil
 }
 
@@ -416,7 +490,7 @@ func (s *server) unmountAll() {
 
 // definition turns an upstream tool into a registry tool.
 func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
-	def := tools.Tool{Name: ToolName(s.name, t.Name), Description: t.Description}
+	def := tools.Tool{Name: ToolName(s.name, t.Name), Description: t.Description, Annotations: annotations(t.Annotations)}
 	if def.Description == "" {
 		def.Description = t.Title
 	}
@@ -441,23 +515,31 @@ func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
 	return def, nil
 }
 
-func (s *server) layer(name string) scope.Layer {
-	if s.m.native[name] {
-		return scope.Preset(s.m.opts.PresetKey)
+// annotations keeps an upstream tool's hints, which policies match on. The
+// SDK reads readOnlyHint and idempotentHint as plain booleans, so an absent
+// one reads false: MCP's default for both.
+func annotations(a *mcp.ToolAnnotations) *tools.Annotations {
+	if a == nil {
+		return nil
 	}
-	return scope.Global()
+	ro, idem := a.ReadOnlyHint, a.IdempotentHint
+	return &tools.Annotations{Title: a.Title, ReadOnlyHint: &ro, DestructiveHint: a.DestructiveHint, IdempotentHint: &idem, OpenWorldHint: a.OpenWorldHint}
 }
+
+// layer is where every upstream tool goes: the global layer. Which tools a
+// model sees is the preset's decision, not the upstream's.
+func (s *server) layer(string) tools.Layer { return tools.GlobalLayer() }
 
 // register adds def in its layer. An input schema our validator cannot
 // resolve is replaced by a permissive one (the upstream still validates),
 // so the tool stays callable.
 func (s *server) register(def tools.Tool) (*tools.Registration, error) {
 	l := s.layer(def.Name)
-	reg, err := s.m.reg.Add(l, def)
-	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, scope.ErrDuplicate) {
+	reg, err := s.m.reg.Register(l, def)
+	if err != nil && len(def.InputSchema) > 0 && !errors.Is(err, tools.ErrDuplicate) {
 		s.warnSchema(def.Name, err)
 		def.InputSchema = nil
-		reg, err = s.m.reg.Add(l, def)
+		reg, err = s.m.reg.Register(l, def)
 	}
 	return reg, err
 }

@@ -6,7 +6,7 @@
 // # Use
 //
 //	m, err := upstream.Start(ctx, reg, cfg.Servers, upstream.Options{
-//		PresetKey: "codemode", Native: cfg.CodeMode.Native, Logger: log,
+//		Logger: log,
 //	})
 //	if err != nil { … }
 //	defer m.Close()
@@ -18,10 +18,9 @@
 //
 // # Layers
 //
-// Tools join the global layer, except the names listed in Options.Native
-// (full registry names, e.g. "mcp__fake__ticker"), which join the preset
-// layer of Options.PresetKey so that the code-mode preset keeps them
-// visible to the model.
+// Every tool joins the registry's global layer. Which of them a model sees
+// is the code-mode preset's decision (its "native" list), not the
+// upstream's.
 //
 // # Failures
 //
@@ -67,6 +66,15 @@
 // So a server can make codemode hold at most one limit's worth of a
 // message (and the SDK its own copy of it), whatever it sends.
 //
+// # Fixtures
+//
+// A server given as {"fixture": path} is its recording (internal/fixture)
+// served in process by internal/fakemcp over in-memory transports: no
+// child process, no network, and everything above (the registry, the
+// provenance, the frame limit on requests) as for a real server. Each
+// connection reads the file again and starts a fresh matcher.
+// Options.Recorder records any server's session (codemode --record).
+//
 // # Provenance
 //
 // Every tools/call carries the calling execution's ids in _meta:
@@ -93,6 +101,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/fixture"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -109,12 +118,6 @@ func ToolName(server, tool string) string { return "mcp__" + server + "__" + too
 
 // Options configures [Start]. A zero Options means the defaults.
 type Options struct {
-	// PresetKey is the preset whose layer receives the Native tools. It
-	// must be set when Native is not empty.
-	PresetKey string
-	// Native lists registry names (mcp__<server>__<tool>) that go into
-	// the preset layer instead of the global one.
-	Native []string
 	// Logger receives connection events and every line the stdio servers
 	// write to their stderr (at Info, with attribute "server"). If nil,
 	// nothing is logged. Nothing is ever written to our stdout.
@@ -152,6 +155,25 @@ type Options struct {
 	// transport reads is not filtered: the frame limit then bounds
 	// requests only.
 	Transport func(name string, s config.Server) (mcp.Transport, error)
+	// Recorder, if non-nil, is told what every server sent: see
+	// [Recorder]. A server given as a fixture is recorded like any other.
+	Recorder Recorder
+}
+
+// Recorder observes each server's session as the client sees it, so it
+// can be written down as a fixture (*fixture.Recorder implements it).
+// Both methods are called synchronously and must not block: RecordSession
+// by the server's own goroutine after every connection and every
+// re-listing of its tools (list_changed), with the initialize result and
+// the whole tool list; RecordCall on the calling goroutine after every
+// tools/call that was sent, with the arguments sent and the result or
+// error received (an error that is no answer from the server, such as a
+// lost connection or a cancellation, is passed too, as a non-JSON-RPC
+// error). A reply our frame filter replaced (RESULT_TOO_LARGE) is not
+// passed: the server's answer was never read.
+type Recorder interface {
+	RecordSession(server string, init *mcp.InitializeResult, tools []*mcp.Tool)
+	RecordCall(server string, x fixture.Exchange)
 }
 
 func (o *Options) setDefaults() {
@@ -205,10 +227,9 @@ type ServerStatus struct {
 // Manager owns the connections to the upstream servers and their tools in
 // the registry. Its methods are safe for concurrent use.
 type Manager struct {
-	reg    *tools.Registry
-	opts   Options
-	log    *slog.Logger
-	native map[string]bool
+	reg  *tools.Registry
+	opts Options
+	log  *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -225,25 +246,19 @@ type Manager struct {
 // returns when every server has registered its tools or failed its first
 // attempt (bounded by Options.ConnectTimeout); failures are logged and
 // retried in the background, so Start fails only for invalid arguments (a
-// server name that is not valid, Native without PresetKey) or when ctx is
+// server name that is not valid) or when ctx is
 // done before start-up completes. ctx bounds start-up only; the manager
 // lives until [Manager.Close].
 func Start(ctx context.Context, reg *tools.Registry, servers map[string]config.Server, opts Options) (*Manager, error) {
 	if reg == nil {
 		return nil, errors.New("upstream: nil registry")
 	}
-	if len(opts.Native) > 0 && opts.PresetKey == "" {
-		return nil, errors.New("upstream: Options.Native needs Options.PresetKey")
-	}
 	cfg := &config.Config{Servers: servers}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("upstream: %w", err)
 	}
 	opts.setDefaults()
-	m := &Manager{reg: reg, opts: opts, log: opts.Logger, native: map[string]bool{}, changed: make(chan struct{})}
-	for _, n := range opts.Native {
-		m.native[n] = true
-	}
+	m := &Manager{reg: reg, opts: opts, log: opts.Logger, changed: make(chan struct{})}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	names := cfg.ServerNames()
 	for _, name := range names {

@@ -23,7 +23,6 @@ import (
 
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fakemcp"
-	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -156,7 +155,7 @@ func jsonEqual(t *testing.T, what string, got, want []byte) {
 }
 
 func TestToolsRegistered(t *testing.T) {
-	h := start(t, map[string]config.Server{"fake": fakeServer()}, Options{PresetKey: "cm", Native: []string{"mcp__fake__echo"}})
+	h := start(t, map[string]config.Server{"fake": fakeServer()}, Options{})
 
 	// The fake's own definitions, as an in-memory client sees them.
 	want := map[string]*mcp.Tool{}
@@ -183,20 +182,14 @@ func TestToolsRegistered(t *testing.T) {
 
 	for name, wt := range want {
 		full := "mcp__fake__" + name
-		info, ok := h.reg.GetIn(full, "cm")
+		// Every upstream tool is global: visibility is the preset's call.
+		info, ok := h.reg.Get(full)
 		if !ok {
-			t.Errorf("%s: not registered", full)
+			t.Errorf("%s: not registered in the global layer", full)
 			continue
 		}
-		wantLayer := scope.Global()
-		if name == "echo" {
-			wantLayer = scope.Preset("cm")
-		}
-		if info.Layer != wantLayer {
-			t.Errorf("%s: got layer %v, want %v", full, info.Layer, wantLayer)
-		}
-		if _, global := h.reg.Get(full); global != (name != "echo") {
-			t.Errorf("%s: in the global view = %v, want %v", full, global, name != "echo")
+		if info.Layer != tools.GlobalLayer() {
+			t.Errorf("%s: got layer %v, want the global layer", full, info.Layer)
 		}
 		if info.Description != wt.Description {
 			t.Errorf("%s: got description %q, want %q", full, info.Description, wt.Description)
@@ -231,7 +224,7 @@ func TestCallRoundTripWithProvenance(t *testing.T) {
 
 	// A nested call (as ptc makes them) carries all three ids.
 	var nested *tools.Result
-	_, err := h.reg.Register(scope.Global(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	_, err := h.reg.Register(tools.GlobalLayer(), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
 		nested = h.reg.Execute(ctx, tools.Input{
 			CallID: e.CallID() + ":ptc:1", RootCallID: e.RootCallID(), Parent: e.Token(),
 			Name: "mcp__fake__echo", Arguments: map[string]any{"text": "nested"}, Timeout: 10 * time.Second,
@@ -454,6 +447,23 @@ func TestStartSurvivesBrokenServer(t *testing.T) {
 	}
 }
 
+// TestStartupErrorShowsStderr: a server that exits at start-up saying why
+// on stderr (as server-github does without its token) has that line in its
+// last error, which the status, the warning and a waiting call show.
+func TestStartupErrorShowsStderr(t *testing.T) {
+	const why = "Error: GITHUB_TOKEN environment variable is required"
+	h := start(t, map[string]config.Server{
+		"github": {Transport: config.TransportStdio, Command: "sh", Args: []string{"-c", "echo starting >&2; echo '" + why + "' >&2; exit 1"}},
+	}, Options{ReconnectWait: -1})
+	st := h.m.Status()[0]
+	if st.State == StateReady || !strings.HasSuffix(st.LastError, "; its last stderr line: "+why) {
+		t.Errorf("status: got %+v, want the stderr line at the end of its error", st)
+	}
+	if !strings.Contains(h.log.String(), "its last stderr line: "+why) {
+		t.Errorf("the warning lacks the stderr line; log:\n%s", h.log.String())
+	}
+}
+
 func TestStartRefusesBadOptions(t *testing.T) {
 	reg := tools.New(tools.Options{})
 	tests := []struct {
@@ -462,7 +472,6 @@ func TestStartRefusesBadOptions(t *testing.T) {
 		opts    Options
 		want    string
 	}{
-		{"native without preset", nil, Options{Native: []string{"x"}}, "PresetKey"},
 		{"bad server name", map[string]config.Server{"a__b": {Command: "x"}}, Options{}, "__"},
 		{"no command or url", map[string]config.Server{"a": {}}, Options{}, "needs a command"},
 	}
@@ -758,7 +767,7 @@ func TestStreamableHTTPWithHeaders(t *testing.T) {
 }
 
 // TestManySequentialCalls guards against stalls on the stdio pipes
-// (CONTRACT §8): every call must finish well within its own deadline.
+// (docs/contract.md#stdio): every call must finish well within its own deadline.
 func TestManySequentialCalls(t *testing.T) {
 	n := 500
 	if testing.Short() {
@@ -770,6 +779,52 @@ func TestManySequentialCalls(t *testing.T) {
 		res := h.exec(tools.Input{CallID: fmt.Sprint("s-", i), Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "ACME"}, Timeout: 5 * time.Second})
 		if res.IsError {
 			t.Fatalf("call %d: got %s %s after %v, want success", i, res.Err.Code, res.Err.Message, time.Since(start))
+		}
+	}
+}
+
+// TestAnnotationsKept: an upstream tool's MCP annotations reach the
+// registry, where policies match on them; a tool without any has none.
+func TestAnnotationsKept(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mem"}, nil)
+	no := false
+	srv.AddTool(&mcp.Tool{Name: "wipe", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: &mcp.ToolAnnotations{Title: "Wipe", DestructiveHint: nil, IdempotentHint: true, OpenWorldHint: &no}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "look", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	addTool(srv, "plain", "no annotations")
+	h := start(t, map[string]config.Server{"mem": {Transport: config.TransportHTTP, URL: "http://unused.invalid/"}}, Options{Transport: memServer(t, srv)})
+	tests := []struct {
+		name                                      string
+		readOnly, destructive, idempotent, openWW bool
+		title                                     string
+		none                                      bool
+	}{
+		{name: "mcp__mem__wipe", destructive: true, idempotent: true, title: "Wipe"},
+		{name: "mcp__mem__look", readOnly: true, openWW: true},
+		{name: "mcp__mem__plain", destructive: true, openWW: true, none: true},
+	}
+	for _, tt := range tests {
+		info, ok := h.reg.Get(tt.name)
+		if !ok {
+			t.Fatalf("%s not registered", tt.name)
+		}
+		a := info.Annotations
+		if (a == nil) != tt.none {
+			t.Errorf("%s: annotations %+v, want none: %v", tt.name, a, tt.none)
+		}
+		got := [4]bool{a.IsReadOnly(), a.IsDestructive(), a.IsIdempotent(), a.IsOpenWorld()}
+		want := [4]bool{tt.readOnly, tt.destructive, tt.idempotent, tt.openWW}
+		if got != want {
+			t.Errorf("%s: readOnly, destructive, idempotent, openWorld = %v, want %v", tt.name, got, want)
+		}
+		if a != nil && a.Title != tt.title {
+			t.Errorf("%s: title %q, want %q", tt.name, a.Title, tt.title)
 		}
 	}
 }

@@ -30,6 +30,7 @@ const DefaultMaxConcurrentCalls = 8
 type call struct {
 	id    int
 	name  string
+	line  int // the program's line that made the call; 0 unknown
 	args  json.RawMessage
 	value json.RawMessage
 	err   error
@@ -117,10 +118,12 @@ func (r *Run) Log(level, text string) {
 }
 
 // Call starts a nested call (or holds or queues it) and returns its id,
-// by which Settle later resolves it.
-func (r *Run) Call(name string, args json.RawMessage) int {
+// by which Settle later resolves it. line is the program's line that made
+// the call, when the engine knows it (0 otherwise); it travels with the
+// call's context (WithCallLine), for an approval prompt to show.
+func (r *Run) Call(name string, args json.RawMessage, line int) int {
 	r.nextID++
-	c := &call{id: r.nextID, name: name, args: args}
+	c := &call{id: r.nextID, name: name, args: args, line: line}
 	if r.job.Call == nil {
 		c.err = errs.Errorf(errs.CodeUnknownTool, "no tools are bound in this run (tools[%q])", name)
 		r.ready = append(r.ready, c)
@@ -254,7 +257,11 @@ func (r *Run) invoke(c *call) {
 	}()
 	r.running.Add(1)
 	defer r.running.Add(-1)
-	c.value, c.err = r.job.Call(r.callCtx, c.name, c.args)
+	ctx := r.callCtx
+	if c.line > 0 {
+		ctx = WithCallLine(ctx, c.line)
+	}
+	c.value, c.err = r.job.Call(ctx, c.name, c.args)
 }
 
 // loop evaluates the script and settles nested calls until the program's

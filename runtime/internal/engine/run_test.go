@@ -40,7 +40,7 @@ func (v *fakeVM) Eval(string, string) error {
 		return &Fault{Kind: FaultInterrupted}
 	}
 	for i := range v.calls {
-		v.run.Call("echo", json.RawMessage(strconv.Itoa(i)))
+		v.run.Call("echo", json.RawMessage(strconv.Itoa(i)), 0)
 		v.pending++
 	}
 	return v.RunJobs()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -64,13 +65,14 @@ type vm struct {
 
 	// The run in progress, between Begin and End.
 	run      *engine.Run
-	w        *watched      // the memory guard's record of it
-	pending  []resolvers   // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
-	promise  *goja.Promise // the program's, until its outcome is reported
-	names    goja.Value    // the run's tool names as a JS array, made on demand
-	tools    *toolsObject  // the global tools
-	bufBytes float64       // bytes of buffers the run allocated (see reserve)
-	abrupt   bool          // an uncatchable error unwound the VM: it cannot run again
+	w        *watched          // the memory guard's record of it
+	pending  []resolvers       // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
+	promise  *goja.Promise     // the program's, until its outcome is reported
+	names    goja.Value        // the run's tool names as a JS array, made on demand
+	tools    *toolsObject      // the global tools
+	bufBytes float64           // bytes of buffers the run allocated (see reserve)
+	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
+	frames   []goja.StackFrame // scratch for callLine
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -157,7 +159,7 @@ func (v *vm) call(c goja.FunctionCall) goja.Value {
 	}
 	name, args := c.Argument(0).String(), c.Argument(1).String()
 	p, resolve, reject := v.rt.NewPromise()
-	if id := r.Call(name, json.RawMessage(args)); id == len(v.pending)+1 {
+	if id := r.Call(name, json.RawMessage(args), v.callLine(r.Job())); id == len(v.pending)+1 {
 		v.pending = append(v.pending, resolvers{resolve, reject})
 	} else {
 		panic(fmt.Sprintf("goja engine: call id %d out of order (%d pending)", id, len(v.pending)))
@@ -477,3 +479,21 @@ func (t *toolsObject) Keys() []string {
 
 func (t *toolsObject) Set(string, goja.Value) bool { return false }
 func (t *toolsObject) Delete(string) bool          { return false }
+
+// callLine is the line of the user's program that is calling a binding now
+// (the first frame of the program's below the binding's own and the
+// prelude's), or 0 when that code is not the program's (eval, the
+// prelude).
+func (v *vm) callLine(j *engine.Job) int {
+	v.frames = v.rt.CaptureCallStack(4, v.frames[:0])
+	for i := range v.frames {
+		f := &v.frames[i]
+		if n := f.SrcName(); n != j.Name && !strings.HasSuffix(n, ".ts") {
+			continue
+		}
+		if line := f.Position().Line - j.LineOffset; line >= 1 && (j.SourceLines == 0 || line <= j.SourceLines) {
+			return line
+		}
+	}
+	return 0
+}

@@ -6,9 +6,9 @@
 // # Layers
 //
 //   - The artifact (this file): the pinned .wasm, its .cjs glue and LICENSE,
-//     fetched by `go run ./runtime/internal/quickjs/cmd/fetchquickjs` into a cache directory
-//     and verified by sha256 every time it is loaded. Nothing is vendored
-//     into git.
+//     embedded in the binary by package [embed] (with their PROVENANCE) and
+//     verified by sha256 every time they are loaded; $CODEMODE_QUICKJS_DIR
+//     names a directory to load them from instead.
 //   - The ABI (abi.go): the glue is the only key to the module's minified
 //     import and export names; we read the names out of it and check every
 //     import and export against the signature we expect, failing loudly on
@@ -32,10 +32,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/codemode/codemode/runtime/internal/quickjs/embed"
 )
 
 // The pinned npm package. Changing any of these means re-checking the ABI
-// table in abi.go against the new glue: the names are minified per build.
+// table in abi.go against the new glue (the names are minified per build)
+// and replacing the files of package embed.
 const (
 	// PackageName is the npm package that ships the wasm build.
 	PackageName = "@jitl/quickjs-ng-wasmfile-release-sync"
@@ -51,85 +54,89 @@ const (
 	GlueSHA256 = "3701f17f1697d48101988b2bb2a55cb683346325c608432b0edb691a8c5df7f4"
 )
 
-// File names inside the artifact directory.
+// File names inside an artifact directory (and of package embed's files).
 const (
 	WasmFile    = "emscripten-module.wasm"
 	GlueFile    = "emscripten-module.cjs"
 	LicenseFile = "LICENSE"
 )
 
-// DirEnv is the environment variable that overrides the artifact directory.
+// DirEnv is the environment variable that names a directory to load the
+// artifact from instead of the embedded copy.
 const DirEnv = "CODEMODE_QUICKJS_DIR"
 
-// FetchCommand is the command, run from the repository root, that places the
-// artifact where DefaultDir finds it. Error messages quote it verbatim.
-const FetchCommand = "go run ./runtime/internal/quickjs/cmd/fetchquickjs"
+// FetchCommand is the command, run from the repository root, that writes the
+// pinned artifact from npm into a directory (-o DIR); error messages about
+// an override directory quote it.
+const FetchCommand = "go run ./runtime/internal/quickjs/cmd/fetchquickjs -o DIR"
 
-// ErrArtifactMissing is wrapped by LoadArtifact's error when the directory
-// does not hold the artifact; the error message names FetchCommand.
+// Embedded is the Artifact.Dir of the embedded artifact.
+const Embedded = "(embedded)"
+
+// ErrArtifactMissing is wrapped by LoadArtifact's error when an override
+// directory does not hold the artifact; the message names FetchCommand.
 var ErrArtifactMissing = errors.New("quickjs wasm artifact missing")
 
-// DefaultDir returns the artifact directory: $CODEMODE_QUICKJS_DIR if set,
-// else <user cache dir>/codemode/quickjs-ng-<version> (the user cache dir is
-// $XDG_CACHE_HOME or ~/.cache on Linux).
-func DefaultDir() (string, error) {
-	if d := os.Getenv(DirEnv); d != "" {
-		return d, nil
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("locating the quickjs artifact: %w (set %s)", err, DirEnv)
-	}
-	return filepath.Join(base, "codemode", "quickjs-ng-"+PackageVersion), nil
-}
-
-// Artifact is the verified content of the artifact directory.
+// Artifact is a verified copy of the pinned build.
 type Artifact struct {
+	// Dir is the directory it was read from, or Embedded.
 	Dir  string
 	Wasm []byte // the original emscripten module, sha256 == WasmSHA256
 	Glue []byte // the .cjs glue, sha256 == GlueSHA256
 }
 
-// LoadArtifact reads and verifies the artifact in dir ("" means DefaultDir).
-// A missing file yields an error wrapping ErrArtifactMissing whose message
-// names FetchCommand; a file with the wrong hash is an error too (never
-// silently used: the ABI table is only valid for the pinned build).
+// LoadArtifact returns the verified artifact: read from dir, or when dir is
+// "" from $CODEMODE_QUICKJS_DIR, or when that is unset too the copy
+// embedded in the binary. A directory that lacks a file yields an error
+// wrapping ErrArtifactMissing whose message names FetchCommand; a file with
+// the wrong hash is an error too (never silently used: the ABI table is
+// only valid for the pinned build).
 func LoadArtifact(dir string) (*Artifact, error) {
 	if dir == "" {
-		d, err := DefaultDir()
-		if err != nil {
-			return nil, err
-		}
-		dir = d
+		dir = os.Getenv(DirEnv)
 	}
-	read := func(name, want string) ([]byte, error) {
+	if dir == "" {
+		return verify(Embedded, embed.Wasm, embed.Glue)
+	}
+	read := func(name string) ([]byte, error) {
 		p := filepath.Join(dir, name)
 		b, err := os.ReadFile(p)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s not found; run `%s` (or set %s to a directory holding it)",
+			return nil, fmt.Errorf("%w: %s not found; write it with `%s`, or unset %s to use the embedded copy",
 				ErrArtifactMissing, p, FetchCommand, DirEnv)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading quickjs artifact: %w", err)
 		}
-		if got := sha256Hex(b); got != want {
-			return nil, fmt.Errorf("quickjs artifact %s has sha256 %s, want %s (pinned %s@%s); rerun `%s`",
-				p, got, want, PackageName, PackageVersion, FetchCommand)
-		}
 		return b, nil
 	}
-	wasm, err := read(WasmFile, WasmSHA256)
+	wasm, err := read(WasmFile)
 	if err != nil {
 		return nil, err
 	}
-	glue, err := read(GlueFile, GlueSHA256)
+	glue, err := read(GlueFile)
 	if err != nil {
 		return nil, err
+	}
+	return verify(dir, wasm, glue)
+}
+
+// verify checks the pins; where names the copy in error messages.
+func verify(where string, wasm, glue []byte) (*Artifact, error) {
+	for _, f := range []struct {
+		name string
+		b    []byte
+		want string
+	}{{WasmFile, wasm, WasmSHA256}, {GlueFile, glue, GlueSHA256}} {
+		if got := sha256Hex(f.b); got != f.want {
+			return nil, fmt.Errorf("quickjs artifact %s has sha256 %s, want %s (pinned %s@%s); rewrite it with `%s`",
+				filepath.Join(where, f.name), got, f.want, PackageName, PackageVersion, FetchCommand)
+		}
 	}
 	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
-		return nil, fmt.Errorf("quickjs artifact %s is not a wasm binary", filepath.Join(dir, WasmFile))
+		return nil, fmt.Errorf("quickjs artifact %s is not a wasm binary", filepath.Join(where, WasmFile))
 	}
-	return &Artifact{Dir: dir, Wasm: wasm, Glue: glue}, nil
+	return &Artifact{Dir: where, Wasm: wasm, Glue: glue}, nil
 }
 
 func sha256Hex(b []byte) string {

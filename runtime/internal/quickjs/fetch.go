@@ -14,31 +14,23 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/codemode/codemode/runtime/internal/quickjs/embed"
 )
 
-// Fetch places the pinned artifact into dir ("" means DefaultDir). It is a
-// no-op when dir already holds a verified artifact.
-//
-// It runs `npm pack <package>@<version>` in a temporary directory (npm checks
-// the tarball against the registry's integrity), checks the tarball against
-// PackageIntegrity too, extracts the wasm, the glue and LICENSE, verifies
-// their sha256 and renames them into place, so a reader never sees a
-// half-written file. Progress goes to log.
-func Fetch(ctx context.Context, dir string, log io.Writer) error {
-	if dir == "" {
-		d, err := DefaultDir()
-		if err != nil {
-			return err
-		}
-		dir = d
-	}
-	if _, err := LoadArtifact(dir); err == nil {
-		fmt.Fprintf(log, "quickjs artifact up to date in %s\n", dir)
-		return nil
-	}
+// Files are the artifact's files by name (WasmFile, GlueFile, LicenseFile).
+type Files map[string][]byte
+
+// FetchNPM re-derives the pinned artifact from npm: it runs `npm pack
+// <package>@<version>` in a temporary directory (npm checks the tarball
+// against the registry's integrity), checks the tarball against
+// PackageIntegrity too, extracts the wasm, the glue and LICENSE, and
+// verifies their sha256. It needs npm on PATH and the registry reachable.
+// Progress goes to log.
+func FetchNPM(ctx context.Context, log io.Writer) (Files, error) {
 	tmp, err := os.MkdirTemp("", "codemode-quickjs-fetch-")
 	if err != nil {
-		return fmt.Errorf("fetching quickjs: %w", err)
+		return nil, fmt.Errorf("fetching quickjs: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 
@@ -50,7 +42,7 @@ func Fetch(ctx context.Context, dir string, log io.Writer) error {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("fetching quickjs: npm pack %s: %w: %s", spec, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("fetching quickjs: npm pack %s: %w: %s", spec, err, strings.TrimSpace(stderr.String()))
 	}
 	name := strings.TrimSpace(string(out))
 	if i := strings.LastIndexByte(name, '\n'); i >= 0 {
@@ -58,11 +50,11 @@ func Fetch(ctx context.Context, dir string, log io.Writer) error {
 	}
 	tgz, err := os.ReadFile(filepath.Join(tmp, name))
 	if err != nil {
-		return fmt.Errorf("fetching quickjs: reading the tarball npm reported (%q): %w", name, err)
+		return nil, fmt.Errorf("fetching quickjs: reading the tarball npm reported (%q): %w", name, err)
 	}
 	sum := sha512.Sum512(tgz)
 	if got := "sha512-" + base64.StdEncoding.EncodeToString(sum[:]); got != PackageIntegrity {
-		return fmt.Errorf("fetching quickjs: tarball integrity %s, want %s", got, PackageIntegrity)
+		return nil, fmt.Errorf("fetching quickjs: tarball integrity %s, want %s", got, PackageIntegrity)
 	}
 
 	want := map[string]string{
@@ -72,26 +64,43 @@ func Fetch(ctx context.Context, dir string, log io.Writer) error {
 	}
 	files, err := untar(tgz, want)
 	if err != nil {
-		return fmt.Errorf("fetching quickjs: %w", err)
+		return nil, fmt.Errorf("fetching quickjs: %w", err)
 	}
-	for _, f := range []struct{ name, sha string }{{WasmFile, WasmSHA256}, {GlueFile, GlueSHA256}} {
-		if got := sha256Hex(files[f.name]); got != f.sha {
-			return fmt.Errorf("fetching quickjs: %s has sha256 %s, want %s", f.name, got, f.sha)
+	if _, err := verify("npm:"+spec, files[WasmFile], files[GlueFile]); err != nil {
+		return nil, fmt.Errorf("fetching quickjs: %w", err)
+	}
+	return files, nil
+}
+
+// CompareEmbedded reports how files differ from the copy embedded in the
+// binary (package embed): one line per file that differs, none when every
+// byte matches.
+func CompareEmbedded(files Files) []string {
+	var diffs []string
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{WasmFile, embed.Wasm}, {GlueFile, embed.Glue}, {LicenseFile, []byte(embed.License)}} {
+		if got := files[f.name]; !bytes.Equal(got, f.b) {
+			diffs = append(diffs, fmt.Sprintf("%s: npm has %d bytes (sha256 %s), the embedded copy %d bytes (sha256 %s)",
+				f.name, len(got), sha256Hex(got), len(f.b), sha256Hex(f.b)))
 		}
 	}
+	return diffs
+}
+
+// WriteDir writes files into dir (created if needed), each renamed into
+// place so that a reader never sees a half-written file; the wasm goes
+// last, since LoadArtifact keys on it.
+func (files Files) WriteDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("fetching quickjs: %w", err)
+		return err
 	}
-	// LICENSE first and the wasm last: LoadArtifact keys on the wasm.
 	for _, n := range []string{LicenseFile, GlueFile, WasmFile} {
 		if err := writeAtomic(filepath.Join(dir, n), files[n]); err != nil {
-			return fmt.Errorf("fetching quickjs: %w", err)
+			return err
 		}
 	}
-	if _, err := LoadArtifact(dir); err != nil {
-		return fmt.Errorf("fetching quickjs: verifying what was written: %w", err)
-	}
-	fmt.Fprintf(log, "quickjs artifact (%s@%s, wasm sha256 %s) placed in %s\n", PackageName, PackageVersion, WasmSHA256, dir)
 	return nil
 }
 

@@ -1,16 +1,20 @@
 package quickjs
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/codemode/codemode/runtime/internal/quickjs/embed"
 )
 
-// newTestRuntime returns a Runtime on the fetched artifact, skipping the test
-// when the artifact is missing (failing instead under CODEMODE_REQUIRE_WAZERO=1).
+// newTestRuntime returns a Runtime on the artifact (the embedded copy, or
+// $CODEMODE_QUICKJS_DIR's).
 func newTestRuntime(t testing.TB) *Runtime {
 	t.Helper()
 	art := loadTestArtifact(t)
@@ -22,18 +26,62 @@ func newTestRuntime(t testing.TB) *Runtime {
 	return r
 }
 
-// loadTestArtifact loads the artifact, skipping the test when it is missing
-// (failing instead under CODEMODE_REQUIRE_WAZERO=1, as CI sets).
+// loadTestArtifact loads the artifact the engine would load.
 func loadTestArtifact(t testing.TB) *Artifact {
 	t.Helper()
 	art, err := LoadArtifact("")
 	if err != nil {
-		if os.Getenv("CODEMODE_REQUIRE_WAZERO") == "1" || !errors.Is(err, ErrArtifactMissing) {
-			t.Fatal(err)
-		}
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	return art
+}
+
+// TestEmbeddedArtifact: with no override the embedded copy loads, its
+// PROVENANCE names the pins of this package, and a directory written from
+// it loads the same bytes (the $CODEMODE_QUICKJS_DIR path).
+func TestEmbeddedArtifact(t *testing.T) {
+	t.Setenv(DirEnv, "")
+	art, err := LoadArtifact("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if art.Dir != Embedded {
+		t.Errorf("Dir: got %q, want %q", art.Dir, Embedded)
+	}
+	prov := map[string]string{}
+	for _, line := range strings.Split(embed.Provenance, "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && !strings.HasPrefix(line, "#") {
+			prov[k] = v
+		}
+	}
+	for _, tt := range []struct{ key, want string }{
+		{"package", PackageName},
+		{"version", PackageVersion},
+		{"integrity", PackageIntegrity},
+		{WasmFile, fmt.Sprintf("package/dist/%s, %d bytes, sha256 %s", WasmFile, len(embed.Wasm), WasmSHA256)},
+		{GlueFile, fmt.Sprintf("package/dist/%s, %d bytes, sha256 %s", GlueFile, len(embed.Glue), GlueSHA256)},
+		{LicenseFile, fmt.Sprintf("package/%s, %d bytes, sha256 %s", LicenseFile, len(embed.License), sha256Hex([]byte(embed.License)))},
+	} {
+		if got := prov[tt.key]; got != tt.want {
+			t.Errorf("PROVENANCE %s: got %q, want %q", tt.key, got, tt.want)
+		}
+	}
+	if !strings.HasPrefix(prov["license"], "MIT") || !strings.Contains(embed.License, "quickjs-ng:") || !strings.Contains(embed.License, "Fabrice Bellard") {
+		t.Errorf("license: PROVENANCE says %q; LICENSE must cover QuickJS-NG", prov["license"])
+	}
+	if diffs := CompareEmbedded(Files{WasmFile: art.Wasm, GlueFile: art.Glue, LicenseFile: []byte(embed.License)}); len(diffs) > 0 {
+		t.Errorf("CompareEmbedded of the embedded copy: %v", diffs)
+	}
+
+	dir := t.TempDir()
+	if err := (Files{WasmFile: embed.Wasm, GlueFile: embed.Glue, LicenseFile: []byte(embed.License)}).WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(DirEnv, dir)
+	fromDir, err := LoadArtifact("")
+	if err != nil || fromDir.Dir != dir || !bytes.Equal(fromDir.Wasm, art.Wasm) {
+		t.Errorf("from %s=%s: got %v, %v", DirEnv, dir, fromDir, err)
+	}
 }
 
 func TestMissingArtifactNamesTheCommand(t *testing.T) {

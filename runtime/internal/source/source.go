@@ -14,7 +14,7 @@
 // strip types. esbuild may reject a program, but it is never the one that
 // accepts it: its output is still parsed here (persistent mode) and compiled
 // by the engine that runs it, so syntax acceptance stays with the evaluator
-// (CONTRACT §7). esbuild reformats code, so TypeScript scripts end with an
+// (docs/contract.md#sandbox). esbuild reformats code, so TypeScript scripts end with an
 // inline source map (`//# sourceMappingURL=data:…`) that maps positions back
 // to the user's source; goja applies it natively, and [Script.Position] does
 // the same for engines that do not.

@@ -3,7 +3,6 @@ package wazeroengine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/gojaengine"
-	"github.com/codemode/codemode/runtime/internal/quickjs"
 )
 
 // The benchmarks run each workload on this engine and, for comparison in
@@ -38,9 +36,6 @@ func benchEngines(b *testing.B) map[string]engine.Engine {
 	// the two CPUs with background work.
 	w, err := newStopped(Options{})
 	if err != nil {
-		if errors.Is(err, quickjs.ErrArtifactMissing) && os.Getenv(requireEnv) != "1" {
-			b.Skip(err)
-		}
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { w.Close() })

@@ -35,10 +35,11 @@
 //
 // # The artifact
 //
-// The QuickJS wasm is not in git: New loads it from the directory named by
-// Options.ArtifactDir, $CODEMODE_QUICKJS_DIR, or the user cache, and fails
-// with a message naming the command that fetches it
-// (quickjs.FetchCommand) when it is missing.
+// The QuickJS wasm is embedded in the binary (package quickjs/embed), so New
+// needs nothing on disk but the compilation cache it keeps. A directory
+// named by Options.ArtifactDir or $CODEMODE_QUICKJS_DIR replaces the
+// embedded copy; New fails when it lacks the artifact, with a message
+// naming the command that writes one (quickjs.FetchCommand).
 package wazeroengine
 
 import (
@@ -61,8 +62,9 @@ type Options struct {
 	// NewEnv instantiates on the caller's goroutine (1–5 ms) and no
 	// instance is reused.
 	PoolSize int
-	// ArtifactDir holds the QuickJS wasm artifact. If empty,
-	// $CODEMODE_QUICKJS_DIR, else <user cache dir>/codemode/quickjs-ng-<version>.
+	// ArtifactDir holds the QuickJS wasm artifact to run instead of the
+	// embedded copy. If empty, $CODEMODE_QUICKJS_DIR; if that is unset
+	// too, the embedded copy.
 	ArtifactDir string
 	// CacheDir is wazero's on-disk compilation cache; with it a new
 	// process starts in tens of milliseconds instead of compiling for
@@ -110,8 +112,9 @@ func (o Options) withDefaults() Options {
 }
 
 // New loads the artifact, compiles (or loads from the cache) the module and
-// starts filling the pool in the background. When the artifact is missing
-// the error wraps quickjs.ErrArtifactMissing and names the fetch command.
+// starts filling the pool in the background. When an override directory
+// lacks the artifact the error wraps quickjs.ErrArtifactMissing and names
+// the command that writes one.
 func New(opts Options) (engine.Engine, error) {
 	b, err := newStopped(opts)
 	if err != nil {

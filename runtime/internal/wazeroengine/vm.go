@@ -542,7 +542,7 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 		if nl < 0 || json.Unmarshal([]byte(payload[:nl]), &name) != nil {
 			return 0
 		}
-		val, err := v.inst.NewFloat64(v.ctx, float64(r.Call(name, json.RawMessage(payload[nl+1:]))))
+		val, err := v.inst.NewFloat64(v.ctx, float64(r.Call(name, json.RawMessage(payload[nl+1:]), 0)))
 		if err != nil {
 			return 0
 		}

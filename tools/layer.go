@@ -1,4 +1,4 @@
-package scope
+package tools
 
 import (
 	"errors"
@@ -37,14 +37,14 @@ type Layer struct {
 	Key  string
 }
 
-// Global is the host-wide layer.
-func Global() Layer { return Layer{Kind: LayerGlobal} }
+// GlobalLayer is the host-wide layer.
+func GlobalLayer() Layer { return Layer{Kind: LayerGlobal} }
 
-// Preset is the layer of the preset with the given key.
-func Preset(key string) Layer { return Layer{Kind: LayerPreset, Key: key} }
+// PresetLayer is the layer of the preset with the given key.
+func PresetLayer(key string) Layer { return Layer{Kind: LayerPreset, Key: key} }
 
-// Agent is the layer of one agent.
-func Agent(id string) Layer { return Layer{Kind: LayerAgent, Key: id} }
+// AgentLayer is the layer of one agent.
+func AgentLayer(id string) Layer { return Layer{Kind: LayerAgent, Key: id} }
 
 func (l Layer) String() string {
 	if l.Kind == LayerGlobal {
@@ -53,10 +53,10 @@ func (l Layer) String() string {
 	return l.Kind.String() + ":" + l.Key
 }
 
-// View selects the layers a lookup sees. The zero View is the global view.
-// A View with Preset set sees that preset's layer over the global one; with
+// view selects the layers a lookup sees. The zero view is the global view.
+// A view with Preset set sees that preset's layer over the global one; with
 // Agent set too, the agent's layer over both.
-type View struct {
+type view struct {
 	Preset string
 	Agent  string
 }
@@ -64,9 +64,9 @@ type View struct {
 // ErrDuplicate is returned (wrapped) when a name is added twice to one layer.
 var ErrDuplicate = errors.New("duplicate name in layer")
 
-// Table stores named values in layers. The zero Table is ready to use and
+// table stores named values in layers. The zero Table is ready to use and
 // safe for concurrent use; reads do not block each other.
-type Table[T any] struct {
+type table[T any] struct {
 	mu     sync.RWMutex
 	global map[string]*entry[T]
 	preset map[string]map[string]*entry[T]
@@ -80,7 +80,7 @@ type entry[T any] struct {
 	layer Layer
 }
 
-func (t *Table[T]) layerMap(l Layer, create bool) map[string]*entry[T] {
+func (t *table[T]) layerMap(l Layer, create bool) map[string]*entry[T] {
 	switch l.Kind {
 	case LayerGlobal:
 		if t.global == nil && create {
@@ -112,7 +112,7 @@ func (t *Table[T]) layerMap(l Layer, create bool) map[string]*entry[T] {
 // layer already has the name. remove deletes exactly this entry (a later
 // entry added under the same name after remove is left alone); it is
 // idempotent.
-func (t *Table[T]) Add(l Layer, name string, v T) (remove func(), err error) {
+func (t *table[T]) Add(l Layer, name string, v T) (remove func(), err error) {
 	s, err := t.Put(l, name, v)
 	if err != nil {
 		return nil, err
@@ -122,9 +122,9 @@ func (t *Table[T]) Add(l Layer, name string, v T) (remove func(), err error) {
 
 // Put is Add returning the entry's Slot, which can also replace the value
 // in place.
-func (t *Table[T]) Put(l Layer, name string, v T) (*Slot[T], error) {
+func (t *table[T]) Put(l Layer, name string, v T) (*slot[T], error) {
 	if l.Kind < LayerGlobal || l.Kind > LayerAgent {
-		return nil, fmt.Errorf("scope: invalid layer %v", l)
+		return nil, fmt.Errorf("tools: invalid layer %v", l)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -135,12 +135,12 @@ func (t *Table[T]) Put(l Layer, name string, v T) (*Slot[T], error) {
 	t.seq++
 	e := &entry[T]{v: v, seq: t.seq, layer: l}
 	m[name] = e
-	return &Slot[T]{t: t, l: l, name: name, e: e}, nil
+	return &slot[T]{t: t, l: l, name: name, e: e}, nil
 }
 
-// Slot is one entry of a Table.
-type Slot[T any] struct {
-	t    *Table[T]
+// slot is one entry of a table.
+type slot[T any] struct {
+	t    *table[T]
 	l    Layer
 	name string
 	e    *entry[T]
@@ -149,7 +149,7 @@ type Slot[T any] struct {
 // Set replaces the entry's value in one step: a reader sees the old value
 // or the new one, never neither. The entry keeps its place in listings. It
 // reports false, changing nothing, once the entry has been removed.
-func (s *Slot[T]) Set(v T) bool {
+func (s *slot[T]) Set(v T) bool {
 	s.t.mu.Lock()
 	defer s.t.mu.Unlock()
 	if m := s.t.layerMap(s.l, false); m != nil && m[s.name] == s.e {
@@ -160,7 +160,7 @@ func (s *Slot[T]) Set(v T) bool {
 }
 
 // Remove deletes the entry. It is idempotent.
-func (s *Slot[T]) Remove() {
+func (s *slot[T]) Remove() {
 	s.t.mu.Lock()
 	defer s.t.mu.Unlock()
 	if m := s.t.layerMap(s.l, false); m != nil && m[s.name] == s.e {
@@ -170,7 +170,7 @@ func (s *Slot[T]) Remove() {
 
 // Get is the global view: the value registered under name in the global
 // layer.
-func (t *Table[T]) Get(name string) (T, bool) {
+func (t *table[T]) Get(name string) (T, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if e, ok := t.global[name]; ok {
@@ -182,14 +182,14 @@ func (t *Table[T]) Get(name string) (T, bool) {
 
 // GetIn is the preset-qualified view: the preset's layer, then the global
 // layer. With an empty preset key it equals Get.
-func (t *Table[T]) GetIn(name, preset string) (T, bool) {
-	v, _, ok := t.Resolve(name, View{Preset: preset})
+func (t *table[T]) GetIn(name, preset string) (T, bool) {
+	v, _, ok := t.Resolve(name, view{Preset: preset})
 	return v, ok
 }
 
 // Resolve looks name up in the view: agent layer, then preset, then global.
 // It reports the layer the value came from.
-func (t *Table[T]) Resolve(name string, v View) (T, Layer, bool) {
+func (t *table[T]) Resolve(name string, v view) (T, Layer, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if v.Agent != "" {
@@ -209,16 +209,16 @@ func (t *Table[T]) Resolve(name string, v View) (T, Layer, bool) {
 	return zero, Layer{}, false
 }
 
-// Owned is the ownership rule of CONTRACT §2: name is owned by the preset iff
+// Owned is the ownership rule of docs/contract.md#layers: name is owned by the preset iff
 // the preset view resolves it and the global view does not.
-func (t *Table[T]) Owned(name, preset string) bool {
+func (t *table[T]) Owned(name, preset string) bool {
 	_, inPreset := t.GetIn(name, preset)
 	_, inGlobal := t.Get(name)
 	return inPreset && !inGlobal
 }
 
-// Item is one entry of a listing.
-type Item[T any] struct {
+// item is one entry of a listing.
+type item[T any] struct {
 	Name  string
 	Value T
 	Layer Layer
@@ -227,7 +227,7 @@ type Item[T any] struct {
 // List returns every name visible in the view with the value it resolves
 // to, ordered by layer (preset, global, agent) and then by registration
 // order, so listings are deterministic.
-func (t *Table[T]) List(v View) []Item[T] {
+func (t *table[T]) List(v view) []item[T] {
 	t.mu.RLock()
 	seen := map[string]*entry[T]{}
 	add := func(m map[string]*entry[T]) {
@@ -244,10 +244,10 @@ func (t *Table[T]) List(v View) []Item[T] {
 		add(t.preset[v.Preset])
 	}
 	add(t.global)
-	items := make([]Item[T], 0, len(seen))
+	items := make([]item[T], 0, len(seen))
 	seqs := make(map[string]uint64, len(seen))
 	for name, e := range seen {
-		items = append(items, Item[T]{Name: name, Value: e.v, Layer: e.layer})
+		items = append(items, item[T]{Name: name, Value: e.v, Layer: e.layer})
 		seqs[name] = e.seq
 	}
 	t.mu.RUnlock()

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/front"
+	"github.com/codemode/codemode/internal/httpfence"
+	"github.com/codemode/codemode/internal/policy"
+	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// defaultDrainTimeout bounds a graceful shutdown when neither
+// --drain-timeout nor codemode.drainTimeout says otherwise.
+const defaultDrainTimeout = 30 * time.Second
+
+func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
+	var cf commonFlags
+	var ff fixtureFlags
+	var listen, replica string
+	var stateless bool
+	var drainTimeout time.Duration
+	fs := newFlags(env, "serve", "[flags]")
+	cf.register(fs)
+	ff.register(fs)
+	fs.StringVar(&listen, "listen", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080)")
+	fs.BoolVar(&stateless, "stateless", false, "HTTP: serve every request with a session of its own (no Mcp-Session-Id), so any replica of a fleet answers any request; per-call mode only (overrides the config)")
+	fs.StringVar(&replica, "replica", "", "HTTP: the `name` session ids start with (\"NAME.<random>\"), for a load balancer to route on (default: host name and listen port; overrides the config)")
+	fs.DurationVar(&drainTimeout, "drain-timeout", 0, "on SIGTERM or interrupt: how long running calls may take to finish before the server exits (default 30s; overrides the config)")
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(env.stderr, "codemode serve: "+format+"\n", a...)
+		return exitUsage
+	}
+	cfg, src, err := cf.loadConfig()
+	if err != nil {
+		return usageErr("config: %v", err)
+	}
+	cm := &cfg.CodeMode
+	if listen == "" {
+		listen = cm.Listen
+	}
+	if stateless {
+		cm.Stateless = true
+	}
+	if replica != "" {
+		cm.Replica = replica
+	}
+	if drainTimeout < 0 {
+		return usageErr("--drain-timeout: must be positive")
+	}
+	if drainTimeout > 0 {
+		cm.DrainTimeout = drainTimeout
+	}
+	if cm.DrainTimeout == 0 {
+		cm.DrainTimeout = defaultDrainTimeout
+	}
+	if cm.Stateless && listen == "" {
+		return usageErr("--stateless (codemode.stateless) is for the HTTP front: add --listen ADDR")
+	}
+	if cm.Stateless && runtime.Mode(cm.Mode) == runtime.ModePersistent {
+		return usageErr("--stateless (codemode.stateless) cannot serve mode %q: every request would get a fresh session, and its environment would be gone by the next call. Use per-call mode, or serve stateful replicas with session affinity (docs/deploy.md)", cm.Mode)
+	}
+	if cm.Replica != "" && !front.ValidReplica(cm.Replica) {
+		return usageErr("--replica (codemode.replica): %q must match %s", cm.Replica, front.ReplicaPattern)
+	}
+
+	var fence httpfence.Config
+	var ln net.Listener
+	if listen != "" {
+		fence = httpfence.Config{Listen: listen, TrustedHosts: cm.TrustedHosts, BearerToken: cm.Token(nil)}
+		if err := httpfence.Check(fence); err != nil {
+			return usageErr("%v", err)
+		}
+		// Listen first: with port 0 the fence and the replica name must
+		// know the port it got.
+		if ln, err = net.Listen("tcp", listen); err != nil {
+			return usageErr("%v", err)
+		}
+		defer ln.Close()
+		fence.Listen = ln.Addr().String()
+		if cm.Replica == "" {
+			cm.Replica = defaultReplica(ln.Addr())
+		}
+	}
+
+	log, sync := newLogger(env.stderr, cf.verbose)
+	defer sync()
+	log.Info("codemode serve", "config", src)
+	warnDemo(log, src)
+	// ctx ends at SIGTERM or interrupt, which starts the drain; start-up
+	// alone is bounded by it.
+	rec, err := ff.apply(cfg, log)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	a, err := newRecordingApp(ctx, cfg, log, rec)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
+		return exitUsage
+	}
+	defer a.Close()
+	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log, Replica: cm.Replica,
+		OnSession: func(agent *tools.Agent, ss *mcp.ServerSession) {
+			id := ss.ID() // "" over stdio: the agent's id names the session
+			if id == "" {
+				id = agent.ID()
+			}
+			a.policy.Attach(agent, policy.MCPSession(ss, id))
+		}})
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
+		return exitFail
+	}
+	defer srv.Close()
+	if ln == nil {
+		in, ok1 := env.stdin.(*os.File)
+		out, ok2 := env.stdout.(*os.File)
+		if !ok1 || !ok2 {
+			fmt.Fprintln(env.stderr, "codemode serve: stdin and stdout must be files or pipes")
+			return exitUsage
+		}
+		if err := srv.ServeStdio(ctx, in, out); err != nil && ctx.Err() == nil {
+			log.Debug("codemode serve: session ended", "err", err)
+		}
+		if ctx.Err() != nil {
+			drain(env, srv, cm.DrainTimeout)
+		}
+		return exitOK
+	}
+	return serveHTTP(ctx, env, srv, ln, front.HTTPOptions{Fence: fence, Stateless: cm.Stateless}, cm)
+}
+
+func serveHTTP(ctx context.Context, env *cliEnv, srv *front.Server, ln net.Listener, opts front.HTTPOptions, cm *config.CodeMode) int {
+	h, err := srv.HTTPHandler(opts)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
+		return exitUsage
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	shape := "sessions named " + cm.Replica + ".*"
+	if cm.Stateless {
+		shape = "stateless"
+	}
+	fmt.Fprintf(env.stderr, "codemode: replica %s (%s), drain timeout %s\n", cm.Replica, shape, cm.DrainTimeout)
+	fmt.Fprintf(env.stderr, "codemode: serving MCP at http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
+		return exitFail
+	}
+	// Stop accepting at once (Shutdown closes the listener and the idle
+	// connections, then waits for the busy ones), let the sessions finish
+	// what they run, then cut whatever is still open.
+	shut := make(chan struct{})
+	go func() {
+		_ = hs.Shutdown(context.Background())
+		close(shut)
+	}()
+	deadline := drain(env, srv, cm.DrainTimeout)
+	select {
+	case <-shut:
+	case <-time.After(time.Until(deadline)):
+		hs.Close()
+		<-shut
+	}
+	return exitOK
+}
+
+// drain ends srv's sessions gracefully within timeout and says so on
+// stderr. It returns the drain's deadline.
+func drain(env *cliEnv, srv *front.Server, timeout time.Duration) time.Time {
+	fmt.Fprintf(env.stderr, "codemode: shutting down: no new sessions; running calls have %s to finish\n", timeout)
+	dctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	deadline, _ := dctx.Deadline()
+	start := time.Now()
+	if err := srv.Drain(dctx); errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(env.stderr, "codemode: drain timeout (%s): calls still running are cancelled\n", timeout)
+		return deadline
+	}
+	fmt.Fprintf(env.stderr, "codemode: drained in %s; releasing environments\n", time.Since(start).Round(time.Millisecond))
+	return deadline
+}
+
+// defaultReplica names a replica after its host and port: "host-8080".
+func defaultReplica(addr net.Addr) string {
+	port := "0"
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		port = fmt.Sprint(ta.Port)
+	}
+	host, _ := os.Hostname()
+	var b strings.Builder
+	for _, r := range strings.ToLower(host) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if max := 62 - len(port); len(name) > max {
+		name = strings.TrimRight(name[:max], "-")
+	}
+	if name == "" {
+		name = "codemode"
+	}
+	return name + "-" + port
+}
