@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 )
 
@@ -27,8 +28,7 @@ func (p *Plugin) assemble(ctx context.Context, agent *tools.Agent, next func() (
 		}
 	}
 	out := &tools.Assembly{Tools: kept, Contexts: a.Contexts}
-	catalog := p.Catalog(agent)
-	section := tools.Section{Name: sectionCodeMode, Text: sectionText(catalog)}
+	section := tools.Section{Name: sectionCodeMode, Text: sectionText()}
 	replaced := false
 	for _, s := range a.Sections {
 		if s.Name == sectionSDK && !replaced {
@@ -41,11 +41,11 @@ func (p *Plugin) assemble(ctx context.Context, agent *tools.Agent, next func() (
 	if !replaced {
 		out.Sections = append(out.Sections, section)
 	}
-	// code_run's description carries the catalog too, for clients that
-	// show tool descriptions but not server instructions.
+	// code_run's description carries the catalog: every client shows tool
+	// descriptions to the model, not every one shows server instructions.
 	for i, t := range out.Tools {
 		if t.Name == ToolCodeRun {
-			out.Tools[i].Description = codeRunDescription(catalog)
+			out.Tools[i].Description = p.codeRunDescription(p.Catalog(agent).Text)
 		}
 	}
 	return out, nil
@@ -62,71 +62,35 @@ func (p *Plugin) isCodeModeAssembly(a *tools.Assembly, agent *tools.Agent) bool 
 	return has == 3 && p.isCodeModeAgent(agent)
 }
 
-// Catalog is the list of callable tool names grouped by server, cut to the
-// catalog budget. It never holds schemas: their token cost is what code
-// mode exists to remove.
-func (p *Plugin) Catalog(agent *tools.Agent) string {
-	infos := p.callable(agent)
-	groups := map[string][]string{}
-	var order []string
-	for _, in := range infos {
-		s := serverOf(in.Name)
-		if s == "" {
-			s = "(host)"
-		}
-		if _, ok := groups[s]; !ok {
-			order = append(order, s)
-		}
-		groups[s] = append(groups[s], in.Name)
-	}
+// sectionText is the Code Mode section: short, because code_run's
+// description, which every client shows the model, carries the guide, the
+// state, the limits and the catalog; saying them twice would cost the
+// model their tokens twice (RATIONALE.md, "Why is the catalog in code_run's
+// description only?").
+func sectionText() string {
+	return "# Code Mode\n\nThis agent's tools are called from programs: send code_run a short JavaScript program that calls them as async functions (`await tools.NAME(args)`); only what it returns or logs comes back. code_run's description lists every callable tool with its TypeScript signature, the limits in force and what survives between calls.\n"
+}
+
+// codeRunDescription is what the model reads about code mode: how to write
+// a program, what calls resolve to, the state, the limits, what is
+// withheld, the discovery calls, then the catalog. Every line is paid on
+// every request, so each says one thing once.
+func (p *Plugin) codeRunDescription(catalog string) string {
+	lim := p.rt.Limits()
 	var b strings.Builder
-	shown := 0
-	budget := p.opts.CatalogBudget
-	for _, s := range order {
-		line := s + ": "
-		if b.Len()+len(line) > budget {
-			break
-		}
-		b.WriteString(line)
-		for i, n := range groups[s] {
-			item := n
-			if i > 0 {
-				item = ", " + n
-			}
-			if b.Len()+len(item) > budget {
-				break
-			}
-			b.WriteString(item)
-			shown++
-		}
-		b.WriteByte('\n')
+	b.WriteString("Run a program that calls tools: the body of an async JavaScript function (TypeScript types are stripped). Call a tool with `await tools.NAME(args)`, independent ones together with `await Promise.all([...])`. Only what the program returns or console.logs comes back: filter and summarise in it.\n")
+	b.WriteString("Results: a call resolves to the tool's structured content, else to its text parsed as JSON (an object or array), else to the text. A failed call throws an Error with .code and a .message that shows the expected signature.\n")
+	if p.opts.Mode == runtime.ModePersistent {
+		fmt.Fprintf(&b, "State: top-level declarations (const, let, function, class) survive between your code_run calls, like a REPL; \"reset\": true starts fresh. After a reset (timeout, memory, %s idle, eviction, or yours) the next result's first line says so.\n", durText(p.envs.Options().IdleTTL))
+	} else {
+		b.WriteString("State: none; every program starts fresh.\n")
 	}
-	if rest := len(infos) - shown; rest > 0 {
-		fmt.Fprintf(&b, "… and %d more: find them with code_tools_search.\n", rest)
-	}
-	if len(infos) == 0 {
-		b.WriteString("(no tools are available to programs)\n")
-	}
+	fmt.Fprintf(&b, "Limits per program: %s of time, %d nested calls (%d at once), %s of output, %s of return value, %s of memory.\n",
+		durText(lim.Timeout), lim.MaxSubcalls, lim.MaxConcurrentSubcalls, sizeText(int64(lim.MaxLogBytes)), sizeText(int64(lim.MaxResultBytes)), sizeText(lim.MemoryBytes))
+	b.WriteString("Not available: require, import(), fetch, timers, process, files, network; everything goes through tools.\n")
+	b.WriteString("Also callable: tools.code_tools_search({ query }), tools.code_tools_describe({ names }) (full declarations), tools.code_tools_raw({ name, args }) (a call's whole MCP result), tools.code_debug({}) (the last failure).\n\n")
+	b.WriteString(catalog)
 	return b.String()
-}
-
-const codeModeIntro = `Call tools by writing a program for code_run instead of calling them one by one.
-- The program is the body of an async JavaScript function (TypeScript types are fine).
-- Call a tool with: const r = await tools["name"]({ ...args }); it resolves to the tool's structured result (or its text).
-- Only what you return and what you console.log comes back to you; intermediate results stay in the program. Filter and summarise before returning.
-- Independent calls can run together: await Promise.all([...]).
-- A failed call throws an Error with .code (e.g. INVALID_ARGUMENTS, DENIED, TIMEOUT) and .message; catch it or let it end the run.
-- Discover tools inside a program: await tools.code_tools_search({ query: "..." }) ranks tools with their signatures; await tools.code_tools_describe({ names: ["..."] }) gives TypeScript declarations; await tools.code_tools_list({}) pages through all of them; await tools.code_debug({}) explains the last failure.
-- Not available: require, import, fetch, timers, process, the file system. Everything goes through tools.`
-
-func sectionText(catalog string) string {
-	return "# Code Mode\n\n" + codeModeIntro + "\n\nCallable tools:\n" + catalog
-}
-
-// codeRunDescription is short: the Code Mode section carries the full
-// instructions, and every byte here is paid on every request.
-func codeRunDescription(catalog string) string {
-	return "Run a program that calls tools: the body of an async JavaScript/TypeScript function, where each tool is `await tools[\"name\"](args)`. Only what it returns or console.logs comes back. Find tools with `await tools.code_tools_search({ query })` and `await tools.code_tools_describe({ names })`.\n\nCallable tools:\n" + catalog
 }
 
 // guard denies a direct (un-nested) call by the model to a tool that code

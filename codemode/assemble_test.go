@@ -83,6 +83,9 @@ func render(a *tools.Assembly) string {
 	b.WriteString("tools:\n")
 	for _, t := range a.Tools {
 		fmt.Fprintf(&b, "  %s\n", t.Name)
+		if t.Name == ToolCodeRun {
+			fmt.Fprintf(&b, "  description:\n%s\n", indentText(indentText(t.Description)))
+		}
 	}
 	for _, s := range a.Sections {
 		fmt.Fprintf(&b, "section %s:\n%s\n", s.Name, indentText(s.Text))

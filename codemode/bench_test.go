@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
 
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/ptc"
 	"github.com/codemode/codemode/runtime"
 
@@ -77,11 +80,55 @@ func benchCodeRun(b *testing.B, mode runtime.Mode) {
 
 // BenchmarkPTCCall is the registry side of one nested call: ptc, Execute
 // with the code-mode guard installed, a no-op tool. The engine side is
-// BenchmarkEngine in runtime/internal/gojaengine.
+// BenchmarkEngine in runtime/internal/gojaengine. policy+audit adds what
+// an operator's configuration adds to every call: a 20-rule policy (the
+// call matches the last rule, an allow; other rules have budgets, so the
+// per-run bookkeeping is on) and the audit trail writing its line to a
+// file, with the default redaction rules.
+//
+//	go test -run '^$' -bench BenchmarkPTCCall -benchmem ./codemode
 func BenchmarkPTCCall(b *testing.B) {
+	b.Run("bare", func(b *testing.B) { benchPTCCall(b, false, false) })
+	b.Run("policy", func(b *testing.B) { benchPTCCall(b, true, false) })
+	b.Run("audit", func(b *testing.B) { benchPTCCall(b, false, true) })
+	b.Run("policy+audit", func(b *testing.B) { benchPTCCall(b, true, true) })
+}
+
+// benchRules are 19 rules a nested call of mcp__fake__noop does not match,
+// then one that allows it.
+func benchRules() []policy.Rule {
+	yes, no := true, false
+	var rules []policy.Rule
+	for i := 0; len(rules) < 19; i++ {
+		rules = append(rules,
+			policy.Rule{Tool: fmt.Sprintf("mcp__github%d__delete_*", i), Action: "deny", Reason: "no deletes"},
+			policy.Rule{Server: fmt.Sprintf("memory%d", i), Annotations: policy.Annotations{DestructiveHint: &yes}, Action: "ask"},
+			policy.Rule{Tool: "mcp__fake__noop", Caller: "model", Action: "deny", MaxCallsPerRun: 3},
+			policy.Rule{Tool: "mcp__*", Annotations: policy.Annotations{ReadOnlyHint: &yes, OpenWorldHint: &no}, Action: "allow", MaxCallsPerSession: 100},
+		)
+	}
+	return append(rules[:19], policy.Rule{Tool: "mcp__fake__*", Caller: "program", Action: "allow"})
+}
+
+func benchPTCCall(b *testing.B, withPolicy, withAudit bool) {
 	h, agent := noopHost(b, runtime.ModePerCall)
+	if withAudit {
+		trail, err := audit.Open(audit.Options{Config: audit.Config{Path: filepath.Join(b.TempDir(), "audit.jsonl")}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { trail.Close() })
+		h.Registry.Use(trail.Middleware())
+	}
+	if withPolicy {
+		p, err := policy.New(policy.Options{Spec: policy.Spec{Rules: benchRules()}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Install(h.Registry)
+	}
 	h.Registry.Register(tools.PresetLayer("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
-		c := ptc.New(h.Registry, e)
+		c := ptc.New(h.Registry, e, ptc.Options{})
 		args := json.RawMessage(`{}`)
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -92,5 +139,7 @@ func BenchmarkPTCCall(b *testing.B) {
 		}
 		return nil, nil
 	}})
-	h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent})
+	if res := h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent}); res.IsError {
+		b.Fatal(res.TextOf())
+	}
 }

@@ -16,19 +16,22 @@ import (
 var codeRunSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "code": {"type": "string", "description": "The body of an async JavaScript (or TypeScript) function. Call tools with await tools[\"name\"](args). Only what you return or console.log comes back."},
-    "reset": {"type": "boolean", "description": "Start from a fresh environment, dropping top-level state kept from earlier calls (persistent mode)."},
-    "timeoutMs": {"type": "number", "minimum": 1, "description": "Wall-clock limit for this program in milliseconds (capped by the server's limit)."}
+    "code": {"type": "string", "description": "The program: the body of an async JavaScript or TypeScript function."},
+    "reset": {"type": "boolean", "description": "Persistent mode: start from a fresh environment."},
+    "timeoutMs": {"type": "number", "minimum": 1, "description": "A time limit lower than the server's, in milliseconds."}
   },
   "required": ["code"],
   "additionalProperties": false
 }`)
 
+// codeRunOutputSchema is terse: clients list it with the tool, and the
+// description already says what a result holds.
 var codeRunOutputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "value": {"description": "The program's return value."},
-    "logs": {"type": "array", "items": {"type": "object", "properties": {"level": {"type": "string"}, "text": {"type": "string"}}, "required": ["level", "text"]}}
+    "value": {},
+    "logs": {"type": "array", "items": {"type": "object", "properties": {"level": {"type": "string"}, "text": {"type": "string"}}}},
+    "reset": {"type": "string"}
   },
   "required": ["logs"]
 }`)
@@ -43,6 +46,7 @@ type codeRunArgs struct {
 type runOutput struct {
 	Value json.RawMessage `json:"value,omitempty"`
 	Logs  []runtime.Log   `json:"logs"`
+	Reset string          `json:"reset,omitempty"`
 }
 
 func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
@@ -53,7 +57,7 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 	req := runtime.Request{
 		Code:  args.Code,
 		Tools: p.bindings(e.Agent()),
-		Call:  ptc.New(p.reg, e).Call,
+		Call:  ptc.New(p.reg, e, ptc.Options{Explain: p.explainer(e.Agent())}).Call,
 	}
 	if args.TimeoutMs != nil {
 		d := time.Duration(*args.TimeoutMs * float64(time.Millisecond))
@@ -71,7 +75,7 @@ func (p *Plugin) codeRun(ctx context.Context, e *tools.Execution) (*tools.Result
 	out := p.envs.Run(ctx, owner, req)
 	p.observed(watches, out)
 	p.recordDebug(e.Agent(), args.Code, out)
-	return renderOutcome(out), nil
+	return renderOutcome(out, p.resetNote(out.ResetCause)), nil
 }
 
 // bindings are the names bound on `tools`: everything callable. Listing
@@ -127,13 +131,17 @@ func (p *Plugin) owner(agent *tools.Agent) runtime.Owner {
 // renderOutcome turns a run into code_run's result: console output, then
 // the return value, as text; {value, logs} as structured content. A failure
 // is an error result carrying the code, the message and the logs printed
-// before it.
-func renderOutcome(out runtime.Outcome) *tools.Result {
+// before it. A reset note, when there is one, is the text's first line and
+// the structured content's (or the error's Info's) "reset".
+func renderOutcome(out runtime.Outcome, resetNote string) *tools.Result {
 	logs := out.Logs
 	if logs == nil {
 		logs = []runtime.Log{}
 	}
 	var b strings.Builder
+	if resetNote != "" {
+		b.WriteString(resetNote + "\n")
+	}
 	for _, l := range logs {
 		if l.Level != "log" && l.Level != "info" {
 			b.WriteString("[" + l.Level + "] ")
@@ -148,6 +156,9 @@ func renderOutcome(out runtime.Outcome) *tools.Result {
 			info[k] = v
 		}
 		info["logs"] = logs // the run's own: nothing a program threw replaces them
+		if resetNote != "" {
+			info["reset"] = resetNote
+		}
 		err.Info = info
 		fmt.Fprintf(&b, "Error: [%s] %s", err.Code, err.Message)
 		if line, ok := info["line"]; ok {
@@ -162,9 +173,9 @@ func renderOutcome(out runtime.Outcome) *tools.Result {
 	}
 	if out.Value != nil {
 		b.Write(out.Value)
-	} else if b.Len() == 0 {
+	} else if len(logs) == 0 {
 		b.WriteString("undefined")
 	}
-	sc, _ := json.Marshal(runOutput{Value: out.Value, Logs: logs})
+	sc, _ := json.Marshal(runOutput{Value: out.Value, Logs: logs, Reset: resetNote})
 	return &tools.Result{Content: []tools.Content{tools.Text{Text: strings.TrimRight(b.String(), "\n")}}, Value: sc}
 }

@@ -15,7 +15,7 @@ const recentCalls = 20
 type debugState struct {
 	LastError *debugError    `json:"lastError"`
 	Calls     []debugCall    `json:"recentCalls"`
-	Globals   []string       `json:"globals"`
+	Globals   []string       `json:"globals"` // live: see debugTool
 	Mode      runtime.Mode   `json:"mode"`
 	Engine    string         `json:"engine"`
 	Limits    map[string]any `json:"limits"`
@@ -74,9 +74,6 @@ func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcom
 		clear(st.Calls[n:])
 		st.Calls = st.Calls[:n]
 	}
-	if out.Globals != nil {
-		st.Globals = out.Globals
-	}
 }
 
 func toInt(v any) (int, bool) {
@@ -106,6 +103,9 @@ func (p *Plugin) debugTool(ctx context.Context, e *tools.Execution) (*tools.Resu
 	if st.Calls == nil {
 		st.Calls = []debugCall{}
 	}
+	// Only live state: the names of the environment as it is now (a reset
+	// since the last program wiped them), not as the last program left it.
+	st.Globals = p.envs.Globals(p.owner(e.Agent()))
 	if st.Globals == nil {
 		st.Globals = []string{}
 	}

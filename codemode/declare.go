@@ -26,7 +26,7 @@ func Declarations(infos []tools.Info) string {
 		if len(in.OutputSchema) > 0 {
 			g.root(in.OutputSchema, base+"Result", "unknown")
 		} else {
-			g.emit(base+"Result", "unknown", "The tool declares no output schema: the result is its structured value, or its text.")
+			g.emit(base+"Result", "unknown /* JSON text, parsed */", "The tool declares no output schema: a call resolves to its structured content if it sends one, else to its text parsed as JSON when that is a JSON object or array, else to the text (a string).")
 		}
 		fmt.Fprintf(&b, "// %s\n// call: %s\n", jsonQuote(in.Name), callExample(in))
 		b.WriteString(g.out.String())

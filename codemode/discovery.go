@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/codemode/codemode/ptc"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -29,7 +30,45 @@ func (p *Plugin) tools() []tools.Tool {
 		{Name: ToolDebug, Description: "What went wrong in the last program: the error with stack and source line, recent nested calls, and the persistent environment's top-level names.",
 			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
 			Handler:     p.debugTool},
+		{Name: ToolRaw, Description: "Call a tool and get its whole MCP result, {content, structuredContent, isError, error}, instead of the shaped value a binding resolves to. A failed call resolves too, with isError and error {code, message}.",
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"The tool's full name, e.g. mcp__github__get_me."},"args":{"type":"object","description":"Its arguments (default {})."}},"required":["name"],"additionalProperties":false}`),
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"content":{"type":"array","items":{"type":"object","properties":{"type":{"enum":["text","image"]},"text":{"type":"string"},"data":{"type":"string","description":"base64"},"mimeType":{"type":"string"}},"required":["type"]}},"structuredContent":{"description":"The tool's structured content, when it has one."},"isError":{"type":"boolean"},"error":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}},"required":["code","message"]}},"required":["content","isError"]}`),
+			Handler:      p.rawTool},
 	}
+}
+
+// rawTool makes the named nested call with its own execution's token (so
+// the whole pipeline applies, and the call is nested in this one) and
+// returns the whole result in MCP's shape.
+func (p *Plugin) rawTool(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+	var args struct {
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal(e.Arguments(), &args); err != nil {
+		return nil, errs.Errorf(errs.CodeInvalidArguments, "%v", err)
+	}
+	if len(args.Args) == 0 || string(args.Args) == "null" {
+		args.Args = json.RawMessage("{}")
+	}
+	_, res := ptc.New(p.reg, e, ptc.Options{Explain: p.explainer(e.Agent())}).Raw(ctx, args.Name, args.Args)
+	out := struct {
+		Content           []ptc.Block     `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+		IsError           bool            `json:"isError"`
+		Error             *rawError       `json:"error,omitempty"`
+	}{Content: ptc.Blocks(res.Content), StructuredContent: res.Value, IsError: res.IsError}
+	if res.IsError && res.Err != nil {
+		out.Error = &rawError{Code: res.Err.Code, Message: res.Err.Message}
+		out.StructuredContent = nil
+		out.Content = []ptc.Block{{Type: "text", Text: "Error: " + res.Err.Message}}
+	}
+	return tools.ValueResult(out)
+}
+
+type rawError struct {
+	Code    errs.Code `json:"code"`
+	Message string    `json:"message"`
 }
 
 // serverOf splits "mcp__<server>__<tool>" names; other tools have no server.

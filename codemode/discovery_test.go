@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codemode/codemode/internal/tokens"
 	"github.com/codemode/codemode/tools"
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -140,10 +141,11 @@ func TestSearchRanking(t *testing.T) {
 	}
 }
 
-// tokenCut measures the assembled tool list against the unmasked one, in
-// bytes of the tools JSON the model would receive, and the whole prompt
-// (tools plus sections) after masking.
-func tokenCut(t testing.TB, infos []tools.Info) (masked, unmasked, prompt int) {
+// promptTokens measures, in o200k_base tokens, what a model is given for
+// infos: the plain tool list (every tool with its schemas, as an MCP
+// client lists them) and code mode's (the assembled tool list and its
+// sections), and the catalog's share of tools shown with signatures.
+func promptTokens(t testing.TB, infos []tools.Info, opts Options) (plain, codeMode int, cat Catalog) {
 	t.Helper()
 	h := newTestHost()
 	defer h.Close()
@@ -155,21 +157,24 @@ func tokenCut(t testing.TB, infos []tools.Info) (masked, unmasked, prompt int) {
 	}
 	agent, _ := h.NewAgent(preset, "a")
 	size := func(a *tools.Assembly) int {
-		b, _ := json.Marshal(a.Tools)
-		return len(b)
+		n := 0
+		for _, w := range a.Tools {
+			b, _ := json.Marshal(map[string]any{"name": w.Name, "description": w.Description, "inputSchema": w.InputSchema, "outputSchema": w.OutputSchema})
+			n += tokens.Count(string(b))
+		}
+		for _, s := range a.Sections {
+			n += tokens.Count(s.Text)
+		}
+		return n
 	}
 	before, _ := h.Registry.Assemble(context.Background(), agent, tools.AssembleOptions{})
-	p, err := Mount(h.Registry, preset, Options{})
+	p, err := Mount(h.Registry, preset, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	after, _ := h.Registry.Assemble(context.Background(), agent, tools.AssembleOptions{})
-	prompt = size(after)
-	for _, s := range after.Sections {
-		prompt += len(s.Text)
-	}
-	return size(after), size(before), prompt
+	return size(before), size(after), p.Catalog(agent)
 }
 
 func syntheticTools(n int) []tools.Info {
@@ -184,30 +189,40 @@ func syntheticTools(n int) []tools.Info {
 	return out
 }
 
-// TestTokenCut checks the targets of issue 4 (≥90%% at 36 real-shaped
-// tools, ≥98%% at 500) and logs the figures.
-func TestTokenCut(t *testing.T) {
-	fake := []tools.Info{
-		{Name: "mcp__fake__ticker", Description: "Get a deterministic quote for a ticker symbol.", InputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"],"additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"},"price":{"type":"number"},"currency":{"type":"string"}}}`)},
-		{Name: "mcp__fake__echo", Description: "Echo the text back.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
-		{Name: "mcp__fake__slow", Description: "Sleep for ms milliseconds, honouring cancellation.", InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"number"}},"required":["ms"]}`)},
-	}
+var fakeTools = []tools.Info{
+	{Name: "mcp__fake__ticker", Description: "Get a deterministic quote for a ticker symbol.", InputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"],"additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"symbol":{"type":"string"},"price":{"type":"number"},"currency":{"type":"string"}}}`)},
+	{Name: "mcp__fake__echo", Description: "Echo the text back.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
+	{Name: "mcp__fake__slow", Description: "Sleep for ms milliseconds, honouring cancellation.", InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"number"}},"required":["ms"]}`)},
+}
+
+// TestPromptTokens: within the default budget every tool of a small and a
+// 36-tool setup keeps its signature; at 500 tools code mode stays bounded
+// by the budget. The figures are logged; `codemode prompt` prints them
+// for a real configuration.
+func TestPromptTokens(t *testing.T) {
 	tests := []struct {
-		name    string
-		infos   []tools.Info
-		minimum float64 // required cut, percent
+		name           string
+		infos          []tools.Info
+		minShare       float64 // of tools with their signature shown
+		maxCodeVsPlain float64 // code mode's tokens over the plain list's
 	}{
-		{"3 fake tools", fake, -1000}, // three small tools: code_run costs more than it saves
-		{"36 real-shaped tools", loadCorpus(t), 90},
-		{"500 synthetic tools", syntheticTools(500), 98},
+		{"3 fake tools", fakeTools, 1, 4}, // three small tools: code mode costs more, and says more
+		{"36 real-shaped tools", loadCorpus(t), 1, 0.5},
+		{"500 synthetic tools", syntheticTools(500), 0.05, 0.06},
 	}
 	for _, tt := range tests {
-		masked, unmasked, prompt := tokenCut(t, tt.infos)
-		cut := 100 * (1 - float64(masked)/float64(unmasked))
-		t.Logf("%-22s tool list: unmasked %7d B, assembled %5d B, cut %5.1f%%; with the Code Mode section %5d B (cut %5.1f%%)",
-			tt.name, unmasked, masked, cut, prompt, 100*(1-float64(prompt)/float64(unmasked)))
-		if cut < tt.minimum {
-			t.Errorf("%s: cut %.1f%%, want ≥ %.0f%%", tt.name, cut, tt.minimum)
+		plain, cm, cat := promptTokens(t, tt.infos, Options{})
+		share := float64(cat.Signatures) / float64(cat.Tools)
+		t.Logf("%-22s plain tool list %6d tokens, code mode %5d tokens (%5.1f%%); catalog %4d of %d tokens; signatures %3d of %3d (%3.0f%%)",
+			tt.name, plain, cm, 100*float64(cm)/float64(plain), cat.Tokens, cat.Budget, cat.Signatures, cat.Tools, 100*share)
+		if cat.Tokens > cat.Budget {
+			t.Errorf("%s: catalog of %d tokens, over its budget of %d", tt.name, cat.Tokens, cat.Budget)
+		}
+		if share < tt.minShare {
+			t.Errorf("%s: %d of %d signatures shown, want at least %.0f%%", tt.name, cat.Signatures, cat.Tools, 100*tt.minShare)
+		}
+		if r := float64(cm) / float64(plain); r > tt.maxCodeVsPlain {
+			t.Errorf("%s: code mode costs %.2f× the plain list, want at most %.2f×", tt.name, r, tt.maxCodeVsPlain)
 		}
 	}
 }

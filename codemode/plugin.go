@@ -33,15 +33,15 @@ import (
 
 // Tool names of the preset.
 const (
-	ToolCodeRun      = "code_run"
-	ToolList         = "code_tools_list"
-	ToolSearch       = "code_tools_search"
-	ToolDescribe     = "code_tools_describe"
-	ToolDebug        = "code_debug"
-	sectionSDK       = "tools:sdk"
-	sectionCodeMode  = "code-mode"
-	provider         = "codemode"
-	defaultCatalogSz = 1500
+	ToolCodeRun     = "code_run"
+	ToolList        = "code_tools_list"
+	ToolSearch      = "code_tools_search"
+	ToolDescribe    = "code_tools_describe"
+	ToolDebug       = "code_debug"
+	ToolRaw         = "code_tools_raw"
+	sectionSDK      = "tools:sdk"
+	sectionCodeMode = "code-mode"
+	provider        = "codemode"
 )
 
 // Options configures the preset. A zero field means the default in its
@@ -62,9 +62,18 @@ type Options struct {
 	// Native lists tools that stay visible to the model even though the
 	// preset does not own them.
 	Native []string
-	// CatalogBudget bounds, in bytes, the tool catalog in the Code Mode
-	// section and code_run's description. If zero, 1500.
+	// CatalogBudget bounds the tool catalog in code_run's description, in
+	// o200k_base tokens (package internal/tokens): tools are shown with
+	// their signatures while they fit, the rest by name or by count. If
+	// zero, DefaultCatalogBudget.
 	CatalogBudget int
+	// Servers, if set, reports the upstream MCP servers and their states
+	// (cmd wires it to the upstream manager). The catalog lists a server
+	// that is not ready as unavailable, with its error, and a program's
+	// call to a tool of a server that never listed its tools fails with
+	// UPSTREAM_UNAVAILABLE instead of UNKNOWN_TOOL. It is called on every
+	// assembly and failed call, from any goroutine, and must be fast.
+	Servers func() []ServerState
 	// MaxEnvironments and IdleTTL bound persistent environments (see
 	// runtime.EnvOptions). Zero means the runtime's defaults.
 	MaxEnvironments int
@@ -94,6 +103,10 @@ type Plugin struct {
 	mu           sync.Mutex
 	debug        map[string]*debugState // by agent id
 	bindingCache map[bindingKey]bindingEntry
+
+	catMu    sync.Mutex
+	catCache map[string]Catalog // by catalogKey
+	tokMemo  tokenMemo
 }
 
 // Mount registers the preset in reg under parent (a preset scope, or the
@@ -107,9 +120,9 @@ func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, err
 		return nil, fmt.Errorf("codemode: unknown mode %q (want one of %q)", opts.Mode, runtime.Modes())
 	}
 	if opts.CatalogBudget <= 0 {
-		opts.CatalogBudget = defaultCatalogSz
+		opts.CatalogBudget = DefaultCatalogBudget
 	}
-	p := &Plugin{reg: reg, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[bindingKey]bindingEntry{}, log: opts.Logger}
+	p := &Plugin{reg: reg, opts: opts, native: map[string]bool{}, debug: map[string]*debugState{}, bindingCache: map[bindingKey]bindingEntry{}, catCache: map[string]Catalog{}, log: opts.Logger}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -174,10 +187,14 @@ func (p *Plugin) Runtime() *runtime.Runtime { return p.rt }
 // Environments are the plugin's persistent environments.
 func (p *Plugin) Environments() *runtime.Environments { return p.envs }
 
+// IsPresetTool reports whether name is one of the preset's own tools:
+// code_run and the discovery tools.
+func IsPresetTool(name string) bool { return isOwnTool(name) }
+
 // isOwnTool reports whether name is one of the preset's own tools.
 func isOwnTool(name string) bool {
 	switch name {
-	case ToolCodeRun, ToolList, ToolSearch, ToolDescribe, ToolDebug:
+	case ToolCodeRun, ToolList, ToolSearch, ToolDescribe, ToolDebug, ToolRaw:
 		return true
 	}
 	return false

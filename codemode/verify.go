@@ -94,7 +94,7 @@ func Verify(ctx context.Context, vo VerifyOptions) []Check {
 		}
 	}
 	check("global- and agent-layer tools are masked", expectAll(visible, false, hidden...))
-	check("discovery tools are masked", expectAll(visible, false, ToolList, ToolSearch, ToolDescribe, ToolDebug))
+	check("discovery tools are masked", expectAll(visible, false, ToolList, ToolSearch, ToolDescribe, ToolDebug, ToolRaw))
 	check("an unowned tool listed as native stays in the request", expectAll(visible, true, "probe_unowned_native"))
 	check("the Code Mode section is appended", func() error {
 		for _, s := range asm.Sections {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -36,7 +37,37 @@ type owner struct {
 	// Guarded by Environments.mu.
 	released bool
 	cancels  []func() // drop the scope registrations
+	// reset is why the owner's environment was discarded since its last
+	// run, for the next run to report ("" if it was not).
+	reset ResetCause
 }
+
+// ResetCause says why a persistent environment was discarded while its
+// owner lives on: the owner's next run starts in a fresh one, where the
+// top-level names of earlier programs are gone, and reports the cause in
+// [Outcome.ResetCause] so that the program's author learns why.
+type ResetCause string
+
+// The causes.
+const (
+	// ResetRequested: [Environments.Reset] (code_run's "reset").
+	ResetRequested ResetCause = "reset requested"
+	// ResetTimeout: a program ran past its time limit, and the engine
+	// discarded the environment to stop it.
+	ResetTimeout ResetCause = "timeout"
+	// ResetMemory: a program exceeded the memory budget.
+	ResetMemory ResetCause = "memory"
+	// ResetStackOverflow: a program overflowed the engine's stack, and
+	// the engine discarded the environment.
+	ResetStackOverflow ResetCause = "stack overflow"
+	// ResetBroken: the environment failed in some other way.
+	ResetBroken ResetCause = "broken"
+	// ResetIdle: unused for [EnvOptions.IdleTTL].
+	ResetIdle ResetCause = "idle"
+	// ResetEvicted: [EnvOptions.MaxEnvironments] were live, and this one
+	// was the least recently used.
+	ResetEvicted ResetCause = "evicted"
+)
 
 // EnvOptions configures an Environments. A zero field means the default in
 // its comment.
@@ -68,8 +99,9 @@ type Environments struct {
 	owners  map[ownerKey]*owner
 	lru     *simplelru.LRU[ownerKey, *penv]
 	closed  bool
-	reason  string  // why the LRU is evicting right now, for the log
-	evicted []*penv // evicted under mu, closed by the evicting caller after unlocking
+	reason  string     // why the LRU is evicting right now, for the log
+	cause   ResetCause // and what the owner's next run is told ("" for nothing)
+	evicted []*penv    // evicted under mu, closed by the evicting caller after unlocking
 
 	evictions map[string]int64 // releases by reason (Evictions); guarded by mu
 
@@ -83,6 +115,7 @@ type penv struct {
 	env      engine.Env
 	lastUsed time.Time
 	label    string
+	globals  []string // after the last run; guarded by Environments.mu
 }
 
 // NewEnvironments creates the persistent environments of the plugin whose
@@ -138,7 +171,7 @@ func (es *Environments) Owner(agent *scope.Scope, provider string) Owner {
 			for _, cancel := range cancels {
 				cancel()
 			}
-			es.releaseKey(key, "released")
+			es.releaseKey(key, "released", "")
 		})
 	}
 	// One step: both registrations happen here, before the owner escapes.
@@ -170,9 +203,29 @@ func (es *Environments) Release(o Owner) {
 // keeps the owner.
 func (es *Environments) Reset(o Owner) {
 	if o.o != nil {
-		es.releaseKey(o.o.key, "reset")
+		es.releaseKey(o.o.key, "reset", ResetRequested)
 	}
 }
+
+// Globals lists the top-level names a program declared in the owner's
+// live environment, as of the end of its last run (sorted); nil when the
+// owner has no environment (never ran, or it was discarded since). It does
+// not touch recency and does not wait for a run in progress.
+func (es *Environments) Globals(o Owner) []string {
+	if o.o == nil {
+		return nil
+	}
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	pe, ok := es.lru.Peek(o.o.key)
+	if !ok {
+		return nil
+	}
+	return slices.Clone(pe.globals)
+}
+
+// Options reports the options in force, defaults applied.
+func (es *Environments) Options() EnvOptions { return es.opts }
 
 // Len reports the number of live environments.
 func (es *Environments) Len() int {
@@ -192,7 +245,7 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	if err := checkSize(req.Code, limits); err != nil {
 		return Outcome{Err: err, Duration: time.Since(start)}
 	}
-	pe, fresh, err := es.get(ctx, o.o, limits)
+	pe, fresh, cause, err := es.get(ctx, o.o, limits)
 	if err != nil {
 		return Outcome{Err: err, Duration: time.Since(start)}
 	}
@@ -202,18 +255,21 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	usable := pe.env.Usable()
 	pe.lastUsed = time.Now()
 	pe.mu.Unlock()
-	out.Reset = fresh
+	es.mu.Lock()
+	pe.globals = out.Globals
+	es.mu.Unlock()
+	out.Reset, out.ResetCause = fresh, cause
 	if !usable {
 		// A broken environment (out of memory, crashed, abandoned after a
 		// timeout) is never reused: the next run starts fresh.
-		es.releaseKey(o.o.key, "broken")
+		es.releaseKey(o.o.key, "broken", brokenCause(out.Err))
 	}
 	es.mu.Lock()
 	if _, live := es.owners[o.o.key]; !live {
 		// The owner was released while we ran (or before): don't keep an
 		// environment nobody can release.
 		es.mu.Unlock()
-		es.releaseKey(o.o.key, "owner released")
+		es.releaseKey(o.o.key, "owner released", "")
 	} else {
 		es.mu.Unlock()
 	}
@@ -221,52 +277,74 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	return out
 }
 
-func (es *Environments) get(ctx context.Context, o *owner, limits Limits) (*penv, bool, *errs.Error) {
+// brokenCause is the reset cause of an environment a run left unusable.
+func brokenCause(err *errs.Error) ResetCause {
+	switch errs.CodeOf(err) {
+	case errs.CodeTimeout:
+		return ResetTimeout
+	case errs.CodeMemoryLimit:
+		return ResetMemory
+	case errs.CodeStackOverflow:
+		return ResetStackOverflow
+	}
+	return ResetBroken
+}
+
+// get returns the owner's environment, creating it when there is none;
+// fresh reports a new one, and cause why the previous one was discarded.
+func (es *Environments) get(ctx context.Context, o *owner, limits Limits) (pe *penv, fresh bool, cause ResetCause, _ *errs.Error) {
 	es.mu.Lock()
 	if es.closed {
 		es.mu.Unlock()
-		return nil, false, errs.Errorf(errs.CodeInternal, "environments are closed (the plugin was unloaded)")
+		return nil, false, "", errs.Errorf(errs.CodeInternal, "environments are closed (the plugin was unloaded)")
 	}
 	if pe, ok := es.lru.Get(o.key); ok {
 		es.mu.Unlock()
-		return pe, false, nil
+		return pe, false, "", nil
 	}
 	es.mu.Unlock()
 	env, err := es.rt.eng.NewEnv(ctx, es.rt.envOptions(true, limits))
 	if err != nil {
-		return nil, false, envError(err)
+		return nil, false, "", envError(err)
 	}
-	pe := &penv{env: env, lastUsed: time.Now(), label: o.label}
+	pe = &penv{env: env, lastUsed: time.Now(), label: o.label}
 	es.mu.Lock()
 	if existing, ok := es.lru.Get(o.key); ok { // lost a race: use the winner's
 		es.mu.Unlock()
 		env.Close()
-		return existing, false, nil
+		return existing, false, "", nil
 	}
-	es.reason = "capacity"
+	cause, o.reset = o.reset, ""
+	es.reason, es.cause = "capacity", ResetEvicted
 	es.lru.Add(o.key, pe)
 	es.closeEvicted()
-	return pe, true, nil
+	return pe, true, cause, nil
 }
 
 // releaseKey removes and closes the environment of key, if any. Every
 // release path ends here: scopes, Release, Reset, LRU capacity, idle expiry.
-func (es *Environments) releaseKey(key ownerKey, reason string) {
+// cause is what the owner's next run is told ("" for nothing: the owner is
+// gone).
+func (es *Environments) releaseKey(key ownerKey, reason string, cause ResetCause) {
 	es.mu.Lock()
-	es.reason = reason
+	es.reason, es.cause = reason, cause
 	es.lru.Remove(key) // calls onEvict
 	es.closeEvicted()
 }
 
 // onEvict runs under es.mu, inside the LRU. Closing an environment may wait
 // for its running program to stop, so it is queued and closed by the
-// caller once the lock is released (closeEvicted).
+// caller once the lock is released (closeEvicted). The owner, if it lives
+// on, keeps the cause for its next run.
 func (es *Environments) onEvict(key ownerKey, pe *penv) {
 	es.log.Info("runtime: persistent environment released", slog.String("owner", pe.label), slog.String("reason", es.reason))
 	if es.evictions == nil {
 		es.evictions = map[string]int64{}
 	}
 	es.evictions[es.reason]++
+	if o := es.owners[key]; o != nil && es.cause != "" {
+		o.reset = es.cause
+	}
 	es.evicted = append(es.evicted, pe)
 }
 
@@ -314,7 +392,7 @@ func (es *Environments) expire(now time.Time) {
 	}
 	es.mu.Unlock()
 	for _, k := range idle {
-		es.releaseKey(k, "idle")
+		es.releaseKey(k, "idle", ResetIdle)
 	}
 }
 
@@ -336,7 +414,7 @@ func (es *Environments) close() {
 		o.release()
 	}
 	es.mu.Lock()
-	es.reason = "plugin unloaded"
+	es.reason, es.cause = "plugin unloaded", ""
 	es.lru.Purge()
 	es.closeEvicted()
 	close(es.stop)

@@ -209,3 +209,54 @@ func TestEnvironmentsHammer(t *testing.T) {
 	}
 	host.Dispose()
 }
+
+// TestResetCause: an owner whose environment was discarded while it lived
+// on learns why on its next run, once.
+func TestResetCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt, _ := newCounting(t)
+		host := scope.NewHost("h")
+		defer host.Dispose()
+		plugin := host.Child(scope.KindPlugin, "codemode")
+		es := rt.NewEnvironments(plugin, EnvOptions{MaxEnvironments: 1, IdleTTL: time.Minute})
+		a := es.Owner(host.Child(scope.KindAgent, "a"), "codemode")
+		b := es.Owner(host.Child(scope.KindAgent, "b"), "codemode")
+		steps := []struct {
+			name   string
+			before func()
+			owner  Owner
+			want   ResetCause
+		}{
+			{name: "first use is no reset", owner: a, want: ""},
+			{name: "a kept", owner: a, want: ""},
+			{name: "b's first use evicts a", owner: b, want: ""},
+			{name: "a evicted", owner: a, want: ResetEvicted},
+			{name: "told once", owner: a, want: ""},
+			{name: "reset requested", before: func() { es.Reset(a) }, owner: a, want: ResetRequested},
+			{name: "idle", before: func() { time.Sleep(2 * time.Minute); synctest.Wait() }, owner: a, want: ResetIdle},
+		}
+		for _, s := range steps {
+			if s.before != nil {
+				s.before()
+			}
+			out := es.Run(context.Background(), s.owner, Request{Code: "return 1"})
+			if out.Err != nil {
+				t.Fatalf("%s: %v", s.name, out.Err)
+			}
+			if out.ResetCause != s.want {
+				t.Errorf("%s: got cause %q, want %q", s.name, out.ResetCause, s.want)
+			}
+		}
+		if got := es.Globals(a); len(got) != 1 || got[0] != "x" {
+			t.Errorf("globals of a live environment: got %q, want [x]", got)
+		}
+		es.Reset(a)
+		if got := es.Globals(a); got != nil {
+			t.Errorf("globals after a reset: got %q, want none", got)
+		}
+		if got := es.Globals(Owner{}); got != nil {
+			t.Errorf("globals of the zero owner: got %q", got)
+		}
+		plugin.Dispose()
+	})
+}

@@ -279,6 +279,11 @@ type Outcome struct {
 	// Reset is set when a persistent environment had to be replaced by a
 	// fresh one (first use, reset requested, or the old one broke).
 	Reset bool
+	// ResetCause is why the owner's previous environment was discarded
+	// since its last run, when it was: this run started without the
+	// top-level names of earlier programs. "" on first use, when nothing
+	// was discarded, and in per-call mode.
+	ResetCause ResetCause
 }
 
 // effective is the budget of one request: its fields over the runtime's.
@@ -337,9 +342,13 @@ func checkSize(code string, limits Limits) *errs.Error {
 // starts before preparation: parsing and compiling count against it.
 func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limits Limits, persistent bool) Outcome {
 	var out Outcome
-	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
-	defer cancel() // cancels in-flight nested calls when the program ends
-	deadline, _ := ctx.Deadline()
+	// The program's time is a clock an approval can hold (see deadline.go);
+	// the engines see it as their context, and no fixed Job.Deadline.
+	clk := newClock(ctx, limits.Timeout)
+	clk.source = req.Code
+	defer clk.stop() // cancels in-flight nested calls when the program ends
+	deadline := clk.deadline
+	ctx = clk
 	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth})
 	if err != nil {
 		out.Err = errs.AsError(err)
@@ -350,7 +359,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		return out
 	}
 
-	rec := newRecorder(req, limits)
+	rec := newRecorder(req, limits, deadline.Add(-limits.Timeout))
 	res := env.Run(ctx, &engine.Job{
 		Script:      script.JS,
 		Name:        "program.js",
@@ -359,12 +368,14 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Tools:       req.Tools,
 		Call:        rec.call,
 		Log:         rec.log,
-		Deadline:    deadline,
+
+		MaxConcurrentCalls: limits.MaxConcurrentSubcalls,
 	})
-	cancel()
-	if n := rec.wait(); n > 0 {
+	clk.stop()
+	rec.end()
+	if res.LeftRunning > 0 {
 		rt.log.Warn("nested calls still running after their program ended; a tool body ignores cancellation",
-			slog.Int("calls", n), slog.Duration("waited", callGrace))
+			slog.Int("calls", res.LeftRunning), slog.Duration("waited", engine.Grace))
 	}
 	out.Logs, out.LogsTruncated, out.Calls = rec.results()
 	out.Value, out.Err = res.Value, res.Err
@@ -372,8 +383,13 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		out.Value = nil
 		out.Err = errs.Errorf(errs.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)
 	}
-	if out.Err != nil && out.Err.Code == errs.CodeTimeout && out.Err.Message == "" {
-		out.Err.Message = fmt.Sprintf("program timed out after %s", limits.Timeout)
+	out.Err = rec.explain(out.Err, rt.limits, clk.final(), clk.expired.Load())
+	if out.Err != nil && out.Err.Code == errs.CodeTimeout {
+		if held := clk.heldFor(); held > 0 {
+			c := *out.Err
+			c.Message += fmt.Sprintf(" (not counting %s spent waiting for approval)", held.Round(time.Millisecond))
+			out.Err = &c
+		}
 	}
 	out.Err = boundError(out.Err)
 	return out
@@ -440,46 +456,41 @@ func boundError(e *errs.Error) *errs.Error {
 	return &c
 }
 
-// recorder enforces the nested-call and log budgets of one run and records
-// what happened.
+// recorder enforces the nested-call count and log budgets of one run and
+// records what happened. The concurrency bound and the wait for cancelled
+// calls are the engine scheduler's (Job.MaxConcurrentCalls, engine.Grace).
 type recorder struct {
 	req    Request
 	limits Limits
-	sem    chan struct{}
+	start  time.Time // when the run's clock started
 	count  atomic.Int64
 
 	mu        sync.Mutex
-	done      bool          // the run is over: no new nested calls
-	inflight  int           // calls inside req.Call
-	idle      chan struct{} // closed when inflight drops to 0 after done
+	done      bool // the run is over: no new nested calls
 	calls     []Call
+	spans     []*span // every nested call made, in order
 	logs      []Log
 	logBytes  int
 	truncated bool
 }
 
-func newRecorder(req Request, limits Limits) *recorder {
-	return &recorder{req: req, limits: limits, sem: make(chan struct{}, limits.MaxConcurrentSubcalls)}
+func newRecorder(req Request, limits Limits, start time.Time) *recorder {
+	return &recorder{req: req, limits: limits, start: start}
 }
 
 func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	r.mu.Lock()
-	if r.done {
-		r.mu.Unlock()
+	done := r.done
+	r.mu.Unlock()
+	if done {
 		return nil, errs.Errorf(errs.CodeCancelled, "the program has ended")
 	}
-	r.inflight++
-	r.mu.Unlock()
-	defer r.leave()
-	if n := r.count.Add(1); n > int64(r.limits.MaxSubcalls) {
+	n := r.count.Add(1)
+	if n > int64(r.limits.MaxSubcalls) {
 		return nil, errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
 	}
-	select {
-	case r.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, errs.AsError(ctx.Err())
-	}
-	defer func() { <-r.sem }()
+	sp := r.open(n, name)
+	defer r.close(sp)
 	if r.req.Call == nil {
 		return nil, errs.Errorf(errs.CodeUnknownTool, "unknown tool %q: no tools are available", name)
 	}
@@ -493,16 +504,6 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
 	return value, err
-}
-
-func (r *recorder) leave() {
-	r.mu.Lock()
-	r.inflight--
-	if r.inflight == 0 && r.idle != nil {
-		close(r.idle)
-		r.idle = nil
-	}
-	r.mu.Unlock()
 }
 
 const truncationMarker = "[output truncated: the log budget is exhausted]"
@@ -533,35 +534,12 @@ func (r *recorder) log(level, text string) {
 	}
 }
 
-// callGrace bounds how long a run waits, after it ended, for nested calls
-// to return from their cancelled Call. A tool body that ignores
-// cancellation can hold its call (nested calls run their bodies inline);
-// the run then ends without that call's record rather than hang.
-const callGrace = 250 * time.Millisecond
-
-// wait returns when no nested call is in its Call any more (they were
-// cancelled with the run's context), or after callGrace. It reports how
-// many calls were still running then.
-func (r *recorder) wait() int {
+// end ends the run's nested calls: a call that starts now (from a tool
+// body that ignored cancellation, say) fails at once.
+func (r *recorder) end() {
 	r.mu.Lock()
 	r.done = true
-	if r.inflight == 0 {
-		r.mu.Unlock()
-		return 0
-	}
-	idle := make(chan struct{})
-	r.idle = idle
 	r.mu.Unlock()
-	t := time.NewTimer(callGrace)
-	defer t.Stop()
-	select {
-	case <-idle:
-		return 0
-	case <-t.C:
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.inflight
-	}
 }
 
 func (r *recorder) results() ([]Log, bool, []Call) {

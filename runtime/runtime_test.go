@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -164,13 +165,41 @@ func TestPersistentEnvironments(t *testing.T) {
 					t.Fatalf("step %d: got %s, want %s", i, out.Value, s.want)
 				}
 			}
-			// A broken environment is replaced, not reused.
+			// A broken environment is replaced, not reused, and the next run
+			// says why. goja cannot stop a program without discarding its
+			// runtime; QuickJS's interrupt leaves the environment usable.
 			out := es.Run(context.Background(), o, runtime.Request{Code: "let keep = 1; while (true) {}", Limits: runtime.Limits{Timeout: 50 * time.Millisecond}})
 			if out.Err == nil || out.Err.Code != errs.CodeTimeout {
 				t.Fatalf("got %v, want TIMEOUT", out.Err)
 			}
-			if out := es.Run(context.Background(), o, runtime.Request{Code: "return 7"}); string(out.Value) != "7" {
-				t.Fatalf("after a timeout: got %s %v", out.Value, out.Err)
+			wantType, wantCause := `"undefined"`, runtime.ResetTimeout
+			if name == runtime.EngineWazero {
+				wantType, wantCause = `"number"`, ""
+			}
+			out = es.Run(context.Background(), o, runtime.Request{Code: "return typeof keep"})
+			if string(out.Value) != wantType || out.ResetCause != wantCause {
+				t.Fatalf("after a timeout: got %s %v, reset cause %q", out.Value, out.Err, out.ResetCause)
+			}
+			if raceEnabled {
+				agent.Dispose()
+				return // filling the memory budget is too slow under the race detector
+			}
+			// Out of memory likewise, with its own cause.
+			out = es.Run(context.Background(), o, runtime.Request{Code: "let keep = 1; const a = []; for (;;) a.push(\"x\".repeat(1 << 20) + a.length)"})
+			if out.Err != nil && out.Err.Code == errs.CodeTimeout {
+				t.Logf("timed out before it filled the memory budget (a starved machine)")
+				agent.Dispose()
+				return
+			}
+			if out.Err == nil || out.Err.Code != errs.CodeMemoryLimit {
+				t.Fatalf("got %v, want MEMORY_LIMIT", out.Err)
+			}
+			wantCause = runtime.ResetMemory
+			if name == runtime.EngineWazero {
+				wantCause = "" // QuickJS's allocator fails the allocation; the instance lives on
+			}
+			if out := es.Run(context.Background(), o, runtime.Request{Code: "return typeof keep"}); out.ResetCause != wantCause {
+				t.Fatalf("after running out of memory: got %s %v, reset cause %q", out.Value, out.Err, out.ResetCause)
 			}
 			agent.Dispose()
 			if es.Len() != 0 {
@@ -192,5 +221,61 @@ func TestUnknownEngine(t *testing.T) {
 	out := rt.Run(context.Background(), runtime.Request{Code: "return 1"})
 	if out.Err == nil || !errors.Is(out.Err, runtime.ErrClosed) {
 		t.Fatalf("run on a closed runtime: got %v", out.Err)
+	}
+}
+
+// TestLimitFailuresReadTheSameOnEveryEngine: a failure one of the limits
+// caused names the limit (and, for a timeout, what the program was
+// waiting for) in one wording, whichever engine ran the program.
+func TestLimitFailuresReadTheSameOnEveryEngine(t *testing.T) {
+	rts := engines(t)
+	blocking := func(ctx context.Context, name string, args json.RawMessage) (string, json.RawMessage, error) {
+		<-ctx.Done()
+		return "p:ptc:1", nil, ctx.Err()
+	}
+	tests := []struct {
+		name     string
+		code     string
+		limits   runtime.Limits
+		wantCode errs.Code
+		want     string // the whole message
+	}{
+		{name: "busy loop", code: "for (;;) {}", limits: runtime.Limits{Timeout: 200 * time.Millisecond}, wantCode: errs.CodeTimeout,
+			want: "the program ran out of time at its time limit of 200ms (set by timeoutMs; the server allows up to 5s); it was running its own code, not waiting for any tool (a loop that does not end, or more work than one program can do in time). Do less per program: split the work over several code_run calls, or make fewer or faster calls"},
+		{name: "a pending call", code: "await tools.slow({})", limits: runtime.Limits{Timeout: 200 * time.Millisecond}, wantCode: errs.CodeTimeout,
+			want: `the program ran out of time at its time limit of 200ms (set by timeoutMs; the server allows up to 5s); it was waiting for tools["slow"] (nested call 1, started 0s into the program). Do less per program: split the work over several code_run calls, or make fewer or faster calls`},
+		{name: "stack overflow", code: "function f() { return f() }\nf()", wantCode: errs.CodeStackOverflow,
+			want: "the program recursed too deep: the engine's call stack overflowed (make the recursion a loop, or recurse less deeply)"},
+		{name: "memory", code: "const a = []; for (;;) a.push(\"x\".repeat(1 << 20) + a.length)", wantCode: errs.CodeMemoryLimit,
+			want: "the program exceeded its memory budget of 64 MiB: hold less at once (process results as they arrive, keep summaries rather than whole responses)"},
+		{name: "never settles", code: "await new Promise(() => {})", wantCode: errs.CodeRuntimeError,
+			want: "the program's promise can never settle: it awaits something that nothing will resolve (no tool call is in flight, and timers are not available)"},
+	}
+	for _, tt := range tests {
+		for name, rt := range rts {
+			if tt.wantCode == errs.CodeMemoryLimit && name == runtime.EngineGoja && raceEnabled {
+				t.Logf("%s on goja: skipped under the race detector", tt.name)
+				continue
+			}
+			out := rt.Run(context.Background(), runtime.Request{Code: tt.code, Limits: tt.limits, Tools: []string{"slow"}, Call: blocking})
+			if tt.wantCode == errs.CodeMemoryLimit && out.Err != nil && out.Err.Code == errs.CodeTimeout {
+				// goja's heap watchdog needs the GC to keep up; on a starved
+				// machine the deadline can come first.
+				t.Logf("%s on %s: timed out before it filled the memory budget", tt.name, name)
+				continue
+			}
+			if out.Err == nil || out.Err.Code != tt.wantCode {
+				t.Errorf("%s on %s: got %v, want %s", tt.name, name, out.Err, tt.wantCode)
+				continue
+			}
+			got := out.Err.Message
+			if tt.name == "a pending call" {
+				// The start offset is a measurement: keep its shape only.
+				got = regexp.MustCompile(`started [0-9.]+[µm]?s into`).ReplaceAllString(got, "started 0s into")
+			}
+			if got != tt.want {
+				t.Errorf("%s on %s:\ngot  %s\nwant %s", tt.name, name, got, tt.want)
+			}
+		}
 	}
 }

@@ -71,7 +71,9 @@ type PostExecute func(ctx context.Context, e *Execution, r *Result, next func() 
 
 // Approver decides Ask verdicts. Approve is called from the executing
 // goroutine and may block (honouring ctx). An error refuses the call: the
-// approval check fails closed.
+// approval check fails closed. An error that is a DENIED *errs.Error
+// becomes the call's error as it is (so the approver can say why);
+// any other error reads "approval failed: <error>".
 type Approver interface {
 	Approve(ctx context.Context, e *Execution, reason string) (bool, error)
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -186,6 +187,12 @@ func (r *Registry) decide(ctx context.Context, e *Execution) *errs.Error {
 	case Ask:
 		ok, err := r.approve(ctx, e, d.Reason)
 		if err != nil {
+			// An approver that says why in a DENIED error of its own (the
+			// user declined, the client cannot ask) is passed on as is.
+			var denied *errs.Error
+			if errors.As(err, &denied) && denied.Code == errs.CodeDenied {
+				return denied
+			}
 			return &errs.Error{Code: errs.CodeDenied, Message: "approval failed: " + err.Error(), Err: err}
 		}
 		if !ok {

@@ -81,6 +81,11 @@ func TestExecuteDecisions(t *testing.T) {
 		{name: "approver error fails closed", opts: Options{Approver: ApproverFunc(func(context.Context, *Execution, string) (bool, error) { return true, errors.New("service down") })},
 			pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { return Ask{} },
 			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "service down"},
+		{name: "approver's own denial passes as is", opts: Options{Approver: ApproverFunc(func(context.Context, *Execution, string) (bool, error) {
+			return false, errs.Errorf(errs.CodeDenied, "the user declined (rule 2: writes files)")
+		})},
+			pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { return Ask{} },
+			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "Error: the user declined (rule 2: writes files)"},
 		{name: "guard deny survives a later allow", guard: func(e *Execution) string { return "guarded" },
 			pre: func(ctx context.Context, e *Execution, next func() Decision) Decision { next(); return Allow{} },
 			in:  Input{Name: "echo", Arguments: map[string]any{"text": "x"}}, wantCode: errs.CodeDenied, wantText: "Error: guarded"},

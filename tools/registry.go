@@ -242,11 +242,12 @@ type Info struct {
 	Description  string
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
+	Annotations  *Annotations // nil when the tool declares none; shared, do not modify
 	Layer        Layer
 }
 
 func (g *registered) info() Info {
-	return Info{Name: g.tool.Name, Description: g.tool.Description, InputSchema: g.tool.InputSchema, OutputSchema: g.tool.OutputSchema, Layer: g.layer}
+	return Info{Name: g.tool.Name, Description: g.tool.Description, InputSchema: g.tool.InputSchema, OutputSchema: g.tool.OutputSchema, Annotations: g.tool.Annotations, Layer: g.layer}
 }
 
 // Get is the global view of docs/contract.md#layers.

@@ -20,12 +20,50 @@ type Tool struct {
 	// OutputSchema optionally describes the structured value. It is used for
 	// documentation (typed declarations), not enforced.
 	OutputSchema json.RawMessage
+	// Annotations are the tool's behaviour hints (MCP's tool annotations),
+	// as its server declares them; nil when it declares none. Policies may
+	// match on them; they are hints, not proof.
+	Annotations *Annotations
 	// Handler is the body. It runs under the call's deadline and
 	// cancellation (ctx). It may return a *Result, an error, or both nil
 	// (an empty success). A returned error becomes an error result with the
 	// error's code (TOOL_ERROR unless it is an *Error). A panic becomes a
 	// TOOL_ERROR result.
 	Handler Handler
+}
+
+// Annotations are a tool's behaviour hints, as MCP defines them. A nil
+// field means the server did not say; the Is methods apply MCP's defaults.
+type Annotations struct {
+	Title           string
+	ReadOnlyHint    *bool // the tool does not modify its environment (default false)
+	DestructiveHint *bool // it may destroy, not only add (default true; meaningful when not read-only)
+	IdempotentHint  *bool // repeating a call with the same arguments has no further effect (default false)
+	OpenWorldHint   *bool // it reaches outside entities, such as the web (default true)
+}
+
+// IsReadOnly is ReadOnlyHint, false when unset. A nil a is a tool that
+// declared nothing.
+func (a *Annotations) IsReadOnly() bool { return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint }
+
+// IsDestructive is DestructiveHint, true when unset, and false for a
+// read-only tool (MCP: the hint is meaningful only when the tool is not
+// read-only).
+func (a *Annotations) IsDestructive() bool {
+	if a.IsReadOnly() {
+		return false
+	}
+	return a == nil || a.DestructiveHint == nil || *a.DestructiveHint
+}
+
+// IsIdempotent is IdempotentHint, false when unset.
+func (a *Annotations) IsIdempotent() bool {
+	return a != nil && a.IdempotentHint != nil && *a.IdempotentHint
+}
+
+// IsOpenWorld is OpenWorldHint, true when unset.
+func (a *Annotations) IsOpenWorld() bool {
+	return a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint
 }
 
 // Handler is a tool body. The *Execution is read-only.

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/fixture"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/runtime"
@@ -21,6 +23,9 @@ import (
 )
 
 const presetKey = "codemode"
+
+// configEmbedded is the source loadConfig reports for the embedded default.
+const configEmbedded = "embedded default"
 
 // commonFlags are the flags every command that mounts tools shares.
 type commonFlags struct {
@@ -64,7 +69,7 @@ func (c *commonFlags) loadConfig() (*config.Config, string, error) {
 			if err != nil {
 				return nil, "", fmt.Errorf("locating the codemode executable for the embedded default: %w", err)
 			}
-			cfg, src = config.Default(exe), "embedded default"
+			cfg, src = config.Default(exe), configEmbedded
 		}
 	}
 	resolveSelf(cfg)
@@ -154,6 +159,8 @@ type app struct {
 	preset   *scope.Scope
 	plugin   *codemode.Plugin
 	upstream *upstream.Manager
+	policy   *policy.Policy
+	trail    *audit.Trail      // nil without an audit trail
 	recorder *fixture.Recorder // nil unless --record
 	obs      *observability    // telemetry and the run viewer
 	log      *slog.Logger
@@ -174,7 +181,24 @@ func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 	}
 	a.obs = obs
 	a.host = scope.NewHost("host")
-	a.reg = tools.New(cfg.RegistryOptions(log))
+	if a.policy, err = policy.New(cfg.PolicyOptions(log)); err != nil {
+		a.Close()
+		return nil, err
+	}
+	ropts := cfg.RegistryOptions(log)
+	ropts.Approver = a.policy
+	a.reg = tools.New(ropts)
+	// The trail first: the outermost middleware, so it sees every call and
+	// its final result, and its line is written before the call is done.
+	if opts, ok := cfg.AuditOptions(log); ok {
+		opts.Session = a.policy.SessionOf
+		if a.trail, err = audit.Open(opts); err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.reg.Use(a.trail.Middleware())
+	}
+	a.policy.Install(a.reg)
 	obs.hookRegistry(a.reg)
 	a.preset = a.host.Child(scope.KindPreset, presetKey)
 	uopts := upstream.Options{Logger: log}
@@ -184,13 +208,12 @@ func newRecordingApp(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 	obs.hookUpstream(&uopts)
 	m, err := upstream.Start(ctx, a.reg, cfg.Servers, uopts)
 	if err != nil {
-		a.host.Dispose()
-		a.closeRecorder()
-		obs.close(log)
+		a.Close()
 		return nil, fmt.Errorf("starting MCP servers: %w", err)
 	}
 	a.upstream = m
 	popts := cfg.PresetOptions(log)
+	popts.Servers = serverStates(m)
 	obs.hookPreset(&popts)
 	a.plugin, err = codemode.Mount(a.reg, a.preset, popts)
 	if err == nil {
@@ -213,6 +236,9 @@ func (a *app) Close() {
 	a.host.Dispose()
 	a.closeRecorder()
 	a.obs.close(a.log)
+	if a.trail != nil {
+		_ = a.trail.Close()
+	}
 }
 
 // closeRecorder writes the recordings after the last call has returned.

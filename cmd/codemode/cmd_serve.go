@@ -13,7 +13,10 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/front"
 	"github.com/codemode/codemode/internal/httpfence"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // defaultDrainTimeout bounds a graceful shutdown when neither
@@ -100,6 +103,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 	log, sync := newLogger(env.stderr, cf.verbose)
 	defer sync()
 	log.Info("codemode serve", "config", src)
+	warnDemo(log, src)
 	// ctx ends at SIGTERM or interrupt, which starts the drain; start-up
 	// alone is bounded by it.
 	rec, err := ff.apply(cfg, log)
@@ -124,7 +128,14 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 		defer stop()
 		fmt.Fprintf(env.stderr, "codemode: metrics at http://%s/metrics\n", addr)
 	}
-	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log, Replica: cm.Replica, CallContext: a.obs.callContext()})
+	srv, err := front.New(ctx, front.Options{Registry: a.reg, Preset: a.preset, Logger: log, Replica: cm.Replica, CallContext: a.obs.callContext(),
+		OnSession: func(agent *tools.Agent, ss *mcp.ServerSession) {
+			id := ss.ID() // "" over stdio: the agent's id names the session
+			if id == "" {
+				id = agent.ID()
+			}
+			a.policy.Attach(agent, policy.MCPSession(ss, id))
+		}})
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode serve: %v\n", err)
 		return exitFail

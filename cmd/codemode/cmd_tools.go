@@ -70,6 +70,13 @@ return r.hits.map(h => h.signature + "\n    " + (h.description || "") + "  (scor
 	var out struct{ Value json.RawMessage }
 	_ = json.Unmarshal(res.Value, &out)
 	fmt.Fprintln(env.stdout, pretty(out.Value))
+	if sub == "list" {
+		printServers(env.stdout, a.upstream)
+	}
+	if err := serversError(a.upstream); err != nil {
+		fmt.Fprintf(env.stderr, "codemode tools: %v\n", err)
+		return exitFail
+	}
 	return exitOK
 }
 
@@ -95,7 +102,7 @@ func cmdVerify(ctx context.Context, env *cliEnv, args []string) int {
 			if err != nil {
 				return nil, err
 			}
-			return func() { m.Close() }, nil
+			return func() { m.Close() }, serversError(m)
 		},
 	})
 	ok := true

@@ -113,8 +113,8 @@ func TestServeStdio(t *testing.T) {
 	if len(names) != 1 || names[0] != "code_run" {
 		t.Fatalf("tools/list: got %v, want [code_run] (no mcp__* and no discovery tools)", names)
 	}
-	if !strings.Contains(list.Tools[0].Description, "mcp__fake__ticker") {
-		t.Errorf("code_run's description lacks the catalog: %q", list.Tools[0].Description)
+	if d := list.Tools[0].Description; !strings.Contains(d, "fake: tools.mcp__fake__NAME(args)") || !strings.Contains(d, "  ticker(args: {symbol: string}): Promise<{") {
+		t.Errorf("code_run's description lacks the catalog: %q", d)
 	}
 	if init := cs.InitializeResult(); !strings.Contains(init.Instructions, "# Code Mode") {
 		t.Errorf("instructions: got %q", init.Instructions)
@@ -316,6 +316,8 @@ func TestCLIUsage(t *testing.T) {
 		{[]string{"serve", "--help"}, exitOK, "-listen"},
 		{[]string{"version"}, exitOK, "codemode"},
 		{[]string{"tools", "frob"}, exitUsage, "unknown subcommand"},
+		{[]string{"prompt", "--help"}, exitOK, "-json"},
+		{[]string{"prompt", "extra"}, exitUsage, "unexpected argument"},
 		{[]string{"bench", "--via", "http", "--engine", "wazero", "--mode", "per-call"}, exitUsage, "give the server's --url"},
 		{[]string{"serve", "--drain-timeout", "-1s"}, exitUsage, "must be positive"},
 	}

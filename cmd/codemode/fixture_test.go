@@ -230,7 +230,7 @@ const head = await t.mcp__filesystem__read_text_file({ path: root + "/notes.txt"
 const listing = await t.mcp__filesystem__list_directory({ path: root });
 const missing = await t.mcp__filesystem__read_text_file({ path: root + "/nope.txt" }).then(() => "found", (e) => e.code);
 const [x, y] = await Promise.all([t["mcp__everything__get-sum"]({ a: 1, b: 2 }), t["mcp__everything__get-sum"]({ a: 3, b: 4 })]);
-const envHasToken = Object.keys(JSON.parse(env)).includes("FIXTURE_TOKEN");
+const envHasToken = Object.keys(typeof env === "string" ? JSON.parse(env) : env).includes("FIXTURE_TOKEN"); // JSON text arrives parsed
 return { echo, sum, weather, envHasToken, found, graph, head, listing, missing, x, y };`)
 	noSecrets(t, rec, envSecret, argSecret)
 	everything, err := os.ReadFile(filepath.Join(rec, "everything.txtar"))

@@ -5,6 +5,7 @@
 //	codemode run F    # run one program against the configured tools
 //	codemode tools    # the catalog and TypeScript declarations
 //	codemode verify   # check the masking contract end to end
+//	codemode prompt   # what a model is given, with token counts
 //	codemode bench    # benchmark engines and modes
 //	codemode fakemcp  # the fake MCP server used by the embedded default, or a recording (--fixture)
 //

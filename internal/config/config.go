@@ -57,6 +57,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/internal/redact"
 )
 
@@ -166,6 +168,13 @@ type CodeMode struct {
 	BearerToken    string
 	BearerTokenEnv string
 
+	// Policy is the operator's rules for calls (see internal/policy); zero
+	// means none: every call is allowed.
+	Policy policy.Spec
+	// ApprovalTimeout bounds an ask's wait for a person; 0 means 2m.
+	ApprovalTimeout time.Duration
+	// Audit is the audit trail; a zero Path means none.
+	Audit audit.Config
 	// Stateless makes the HTTP front serve every request with a session of
 	// its own (no Mcp-Session-Id), so that any replica of a fleet answers
 	// any request; only for per-call mode (see docs/deploy.md).
@@ -241,8 +250,13 @@ func Default(exe string) *Config {
 	}}
 }
 
-// Load reads and parses the file at path, and makes relative fixture paths
-// relative to the file's directory. Errors name the file.
+// Load reads and parses the file at path, and resolves what is relative in
+// it against the file's directory, not the working directory (which an MCP
+// client chooses: Claude Desktop starts servers in /): a fixture path, a
+// stdio command given as a path ("./server", "bin/server"; a bare name such
+// as "npx" is still looked up in PATH), and a stdio server's cwd, which
+// defaults to that directory, so relative arguments resolve there too.
+// Errors name the file.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -252,13 +266,36 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
-	for name, s := range c.Servers {
-		if s.Fixture != "" && !filepath.IsAbs(s.Fixture) {
-			s.Fixture = filepath.Join(filepath.Dir(path), s.Fixture)
-			c.Servers[name] = s
-		}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	c.Resolve(dir)
 	return c, nil
+}
+
+// Resolve makes the config's relative paths relative to dir (see [Load]).
+func (c *Config) Resolve(dir string) {
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	for name, s := range c.Servers {
+		s.Fixture = rel(s.Fixture)
+		if s.Transport == TransportStdio {
+			if strings.ContainsRune(s.Command, '/') || strings.ContainsRune(s.Command, filepath.Separator) {
+				s.Command = rel(s.Command)
+			}
+			if s.Cwd == "" {
+				s.Cwd = dir
+			} else {
+				s.Cwd = rel(s.Cwd)
+			}
+		}
+		c.Servers[name] = s
+	}
 }
 
 // Parse parses and validates a configuration. The error, if any, is an

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/runtime"
 )
 
@@ -78,6 +80,30 @@ func TestParseAccepts(t *testing.T) {
 			}},
 		},
 		{
+			name: "the issue's policy, audit and redaction shape",
+			in: `{"codemode": {
+				"policy": {"default": "allow", "rules": [
+					{"tool": "mcp__fs__write_*", "action": "ask", "reason": "writes files"},
+					{"server": "memory", "annotations": {"destructiveHint": true}, "action": "deny", "reason": "no deletes"},
+					{"tool": "mcp__everything__*", "caller": "program", "action": "allow", "maxCallsPerRun": 5},
+					{"annotations": {"readOnlyHint": false, "openWorldHint": false}, "action": "deny", "maxCallsPerSession": 2}
+				]},
+				"approvalTimeout": "2m",
+				"audit": {"path": "audit.jsonl", "maxSizeMB": 100, "maxBackups": 5},
+				"redact": ["token", "password", "/auth/pin"]}}`,
+			want: &Config{Servers: map[string]Server{}, CodeMode: CodeMode{
+				Policy: policy.Spec{Default: "allow", Rules: []policy.Rule{
+					{Tool: "mcp__fs__write_*", Action: "ask", Reason: "writes files"},
+					{Server: "memory", Annotations: policy.Annotations{DestructiveHint: ptr(true)}, Action: "deny", Reason: "no deletes"},
+					{Tool: "mcp__everything__*", Caller: "program", Action: "allow", MaxCallsPerRun: 5},
+					{Annotations: policy.Annotations{ReadOnlyHint: ptr(false), OpenWorldHint: ptr(false)}, Action: "deny", MaxCallsPerSession: 2},
+				}},
+				ApprovalTimeout: 2 * time.Minute,
+				Audit:           audit.Config{Path: "audit.jsonl", MaxSizeMB: 100, MaxBackups: 5},
+				Redact:          []string{"token", "password", "/auth/pin"},
+			}},
+		},
+		{
 			name: "fixture server and redaction rules",
 			in:   `{"mcpServers": {"gh": {"fixture": "fixtures/gh.txtar", "maxFrameBytes": "1MiB"}}, "codemode": {"redact": ["secret", "/auth/pin"]}}`,
 			want: &Config{Servers: map[string]Server{"gh": {Transport: TransportFixture, Fixture: "fixtures/gh.txtar", MaxFrameBytes: 1 << 20}},
@@ -137,6 +163,32 @@ func TestParseRefuses(t *testing.T) {
 		{"trusted host bare v6", `{"codemode": {"trustedHosts": ["::1"]}}`, []string{"codemode.trustedHosts[0]:", "brackets"}},
 		{"trusted host port zero padded", `{"codemode": {"trustedHosts": ["a:080"]}}`, []string{"codemode.trustedHosts[0]:"}},
 		{"both tokens", `{"codemode": {"bearerToken": "x", "bearerTokenEnv": "Y"}}`, []string{"codemode.bearerToken: set bearerToken or bearerTokenEnv, not both"}},
+		{"policy misspelt", `{"codemode": {"polcy": {}}}`, []string{`codemode.polcy: unknown key (did you mean "policy"?)`}},
+		{"rule key misspelt", `{"codemode": {"policy": {"rules": [{"action": "allow"}, {"tol": "x", "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[1].tol: unknown key (did you mean "tool"?)`}},
+		{"annotation misspelt", `{"codemode": {"policy": {"rules": [{"annotations": {"destructive": true}, "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[0].annotations.destructive: unknown key (did you mean "destructiveHint"?)`}},
+		{"annotation not bool", `{"codemode": {"policy": {"rules": [{"annotations": {"readOnlyHint": "yes"}, "action": "deny"}]}}}`,
+			[]string{"codemode.policy.rules[0].annotations.readOnlyHint: want true or false, got a string"}},
+		{"bad glob", `{"codemode": {"policy": {"rules": [{"tool": "mcp__[fs", "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[0].tool: "mcp__[fs" is not a glob`}},
+		{"bad server glob", `{"codemode": {"policy": {"rules": [{"server": "a\\", "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[0].server:`, "is not a glob"}},
+		{"bad action", `{"codemode": {"policy": {"rules": [{"tool": "x", "action": "maybe"}]}}}`,
+			[]string{`codemode.policy.rules[0].action: "maybe" is not an action`}},
+		{"no action", `{"codemode": {"policy": {"rules": [{"tool": "x"}]}}}`, []string{`codemode.policy.rules[0]: a rule needs an action`}},
+		{"bad caller", `{"codemode": {"policy": {"rules": [{"caller": "human", "action": "deny"}]}}}`,
+			[]string{`codemode.policy.rules[0].caller: "human" is not a caller`}},
+		{"bad default", `{"codemode": {"policy": {"default": "never"}}}`, []string{`codemode.policy.default: "never" is not an action`}},
+		{"rules not array", `{"codemode": {"policy": {"rules": {}}}}`, []string{"codemode.policy.rules: want an array of objects, got an object"}},
+		{"rule not object", `{"codemode": {"policy": {"rules": ["deny"]}}}`, []string{"codemode.policy.rules[0]: want an object, got a string"}},
+		{"budget zero", `{"codemode": {"policy": {"rules": [{"action": "allow", "maxCallsPerRun": 0}]}}}`,
+			[]string{"codemode.policy.rules[0].maxCallsPerRun: 0: want a whole number"}},
+		{"audit without path", `{"codemode": {"audit": {"maxBackups": 3}}}`, []string{"codemode.audit.path: the audit trail needs a path"}},
+		{"audit key misspelt", `{"codemode": {"audit": {"path": "a", "maxSizeMb": 3}}}`, []string{`codemode.audit.maxSizeMb: unknown key (did you mean "maxSizeMB"?)`}},
+		{"approval timeout", `{"codemode": {"approvalTimeout": "soon"}}`, []string{`codemode.approvalTimeout: "soon" is not a duration`}},
+		{"redact bad pointer", `{"codemode": {"redact": ["token", "/a~2"]}}`, []string{`codemode.redact[1]: "/a~2" is not a JSON pointer`}},
+		{"redact empty rule", `{"codemode": {"redact": [""]}}`, []string{"codemode.redact[0]: an empty rule"}},
 		{"stateless not bool", `{"codemode": {"stateless": "yes"}}`, []string{"codemode.stateless: want true or false, got a string"}},
 		{"empty replica", `{"codemode": {"replica": ""}}`, []string{"codemode.replica: must not be empty"}},
 		{"negative drain timeout", `{"codemode": {"drainTimeout": "-5s"}}`, []string{"codemode.drainTimeout:", "must be positive"}},
@@ -145,8 +197,6 @@ func TestParseRefuses(t *testing.T) {
 		{"fixture with type", `{"mcpServers": {"fake": {"type": "stdio", "fixture": "f.txtar"}}}`, []string{`mcpServers.fake.type: a fixture server has no "type"`}},
 		{"empty fixture", `{"mcpServers": {"fake": {"fixture": ""}}}`, []string{"mcpServers.fake.fixture: must not be empty"}},
 		{"fixture not a string", `{"mcpServers": {"fake": {"fixture": ["a"]}}}`, []string{"mcpServers.fake.fixture: want a string, got an array"}},
-		{"redact bad pointer", `{"codemode": {"redact": ["token", "/a~2"]}}`, []string{`codemode.redact[1]: "/a~2" is not a JSON pointer`}},
-		{"redact empty rule", `{"codemode": {"redact": [""]}}`, []string{"codemode.redact[0]: an empty rule"}},
 		{"redact not strings", `{"codemode": {"redact": "token"}}`, []string{"codemode.redact: want an array of strings, got a string"}},
 		{"redact misspelt", `{"codemode": {"redacted": ["token"]}}`, []string{`codemode.redacted: unknown key (did you mean "redact"?)`}},
 		{"server not object", `{"mcpServers": {"fake": "x"}}`, []string{"mcpServers.fake: want an object, got a string"}},
@@ -292,6 +342,39 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestLoadResolvesAgainstTheConfigFile: a stdio command given as a path and
+// a server's cwd are relative to the config file, which is also the default
+// cwd; a bare command stays a PATH lookup.
+func TestLoadResolvesAgainstTheConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "codemode.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {
+		"bare": {"command": "npx", "args": ["server.js"]},
+		"rel": {"command": "./bin/server", "cwd": "data"},
+		"abs": {"command": "/usr/bin/server", "cwd": "/srv"},
+		"web": {"url": "http://127.0.0.1:1/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		server, command, cwd string
+	}{
+		{"bare", "npx", dir},
+		{"rel", filepath.Join(dir, "bin", "server"), filepath.Join(dir, "data")},
+		{"abs", "/usr/bin/server", "/srv"},
+		{"web", "", ""},
+	}
+	for _, tt := range tests {
+		s := c.Servers[tt.server]
+		if s.Command != tt.command || s.Cwd != tt.cwd {
+			t.Errorf("%s: got command %q cwd %q, want %q and %q", tt.server, s.Command, s.Cwd, tt.command, tt.cwd)
+		}
+	}
+}
+
 func TestRedactRules(t *testing.T) {
 	if got := strings.Join((CodeMode{}).RedactRules().Entries(), ","); got != "password,token,authorization,apiKey" {
 		t.Errorf("unconfigured: got %s, want the defaults", got)
@@ -351,3 +434,5 @@ func roundTrip(t *testing.T, c *Config) {
 		t.Fatalf("round trip changed the config:\ngot  %+v\nwant %+v\n%s", again, c, data)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -13,19 +13,18 @@ var update = flag.Bool("update", false, "rewrite docs/config.md from the field t
 var kindNames = map[valueKind]string{
 	kString: "string", kPath: "string", kBool: "boolean", kStrings: "array of strings",
 	kStringMap: "object of strings", kCount: "whole number ≥ 1", kSize: "size", kDuration: "duration",
+	kOptBool: "boolean", kObject: "object", kObjects: "array of objects",
 }
 
 func fieldRows[T any](fields []field[T]) string {
 	var b strings.Builder
 	b.WriteString("| key | value | what it sets |\n|---|---|---|\n")
-	for _, f := range fields {
-		k := kindNames[f.kind]
-		if f.kind == kObject {
-			k = "object"
-		} else if f.read != nil {
+	for _, r := range rowsOf(fields, "") {
+		k := kindNames[r.kind]
+		if r.custom {
 			k = "string"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.key, k, f.help)
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.key, k, r.help)
 	}
 	return b.String()
 }
@@ -53,13 +52,7 @@ of its tools' names, ` + "`mcp__<name>__<tool>`" + `: letters, digits, ` + "`_`"
 ` + fieldRows(serverFields) + `
 ## The ` + "`codemode`" + ` section
 
-` + fieldRows(codeModeFields) + `
-## The ` + "`codemode.telemetry`" + ` section
-
-Off by default: with neither ` + "`traces`" + ` nor ` + "`metrics`" + ` (nor an OTLP endpoint in the environment),
-nothing is registered. See [observability.md](observability.md).
-
-` + fieldRows(telemetryFields)
+` + fieldRows(codeModeFields)
 	got, err := os.ReadFile(path)
 	if *update {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {

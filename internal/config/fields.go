@@ -3,7 +3,11 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"time"
+
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
 )
 
 // The keys of an object of the file — a server entry, the codemode section
@@ -26,7 +30,9 @@ const (
 	kCount                      // a whole number ≥ 1 (int)
 	kSize                       // a size: "256MiB" or a number of bytes (int64)
 	kDuration                   // a duration: "30s" or a number of milliseconds
-	kObject                     // an object with a table of its own (read by the field's read)
+	kOptBool                    // true or false, where absent differs from false (*bool)
+	kObject                     // an object, read by its own table (field.sub)
+	kObjects                    // an array of objects, each read by field.sub
 )
 
 // field is one key of an object of type T.
@@ -47,16 +53,105 @@ type field[T any] struct {
 	// omit, if set, leaves the key out of writeObject for t (a value the
 	// file spells by another key).
 	omit func(t *T) bool
+	// sub is the table of a kObject's value (at returns *U) or of each
+	// element of a kObjects' value (at returns *[]U).
+	sub table
+}
+
+// table is the fields of a nested object, behind a kObject or kObjects
+// key: everything a table does, for a pointer to its struct (or slice).
+type table interface {
+	read(p *parser, raw json.RawMessage, path string, ptr any)
+	write(ptr any) json.RawMessage
+	zero(ptr any) bool
+	nonNegative(p *parser, path string, ptr any)
+	rows(prefix string) []docRow
+}
+
+// objectOf is the table of a kObject key whose value is a U.
+func objectOf[U any](fields []field[U]) table { return objectTable[U](fields) }
+
+// listOf is the table of a kObjects key whose value is a []U.
+func listOf[U any](fields []field[U]) table { return listTable[U](fields) }
+
+type objectTable[U any] []field[U]
+
+func (o objectTable[U]) read(p *parser, raw json.RawMessage, path string, ptr any) {
+	readObject(p, raw, path, []field[U](o), ptr.(*U))
+}
+func (o objectTable[U]) write(ptr any) json.RawMessage { return writeObject([]field[U](o), ptr.(*U)) }
+func (o objectTable[U]) zero(ptr any) bool             { return isZero([]field[U](o), ptr.(*U)) }
+func (o objectTable[U]) nonNegative(p *parser, path string, ptr any) {
+	checkNonNegative(p, path, []field[U](o), ptr.(*U))
+}
+func (o objectTable[U]) rows(prefix string) []docRow { return rowsOf([]field[U](o), prefix+".") }
+
+type listTable[U any] []field[U]
+
+func (l listTable[U]) read(p *parser, raw json.RawMessage, path string, ptr any) {
+	var list []json.RawMessage
+	if kind(raw) != "an array" || json.Unmarshal(raw, &list) != nil {
+		p.add(path, "want an array of objects, got %s", kind(raw))
+		return
+	}
+	out := make([]U, len(list))
+	for i, r := range list {
+		readObject(p, r, fmt.Sprintf("%s[%d]", path, i), []field[U](l), &out[i])
+	}
+	if len(out) == 0 {
+		out = nil // [] and absent are the same configuration
+	}
+	*ptr.(*[]U) = out
+}
+
+func (l listTable[U]) write(ptr any) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range *ptr.(*[]U) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(writeObject([]field[U](l), &(*ptr.(*[]U))[i]))
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+func (l listTable[U]) zero(ptr any) bool { return len(*ptr.(*[]U)) == 0 }
+func (l listTable[U]) nonNegative(p *parser, path string, ptr any) {
+	for i := range *ptr.(*[]U) {
+		checkNonNegative(p, fmt.Sprintf("%s[%d]", path, i), []field[U](l), &(*ptr.(*[]U))[i])
+	}
+}
+func (l listTable[U]) rows(prefix string) []docRow { return rowsOf([]field[U](l), prefix+"[].") }
+
+// docRow is one key of the reference in docs/config.md.
+type docRow struct {
+	key    string // its path below the section: "policy.rules[].tool"
+	kind   valueKind
+	custom bool // read by a custom reader (a string with its own values)
+	help   string
+}
+
+// rowsOf lists fields and, after each nested key, its table's keys.
+func rowsOf[T any](fields []field[T], prefix string) []docRow {
+	var out []docRow
+	for _, f := range fields {
+		out = append(out, docRow{key: prefix + f.key, kind: f.kind, custom: f.read != nil, help: f.help})
+		if f.sub != nil {
+			out = append(out, f.sub.rows(prefix+f.key)...)
+		}
+	}
+	return out
 }
 
 var serverFields = []field[Server]{
 	{key: "type", help: `"stdio", "http" or "streamable-http"; optional, and when present it must agree with command or url`,
 		at: func(s *Server) any { return &s.Transport }, read: readTransport,
 		omit: func(s *Server) bool { return s.Transport == TransportFixture }}, // known by its "fixture" key
-	{key: "command", kind: kString, at: func(s *Server) any { return &s.Command }, help: "the program of a stdio server"},
+	{key: "command", kind: kString, at: func(s *Server) any { return &s.Command }, help: "the program of a stdio server: a name looked up in PATH, or a path, relative to the config file"},
 	{key: "args", kind: kStrings, at: func(s *Server) any { return &s.Args }, help: "its arguments"},
 	{key: "env", kind: kStringMap, at: func(s *Server) any { return &s.Env }, help: "variables added to codemode's own environment"},
-	{key: "cwd", kind: kPath, at: func(s *Server) any { return &s.Cwd }, help: "its working directory (default: codemode's)"},
+	{key: "cwd", kind: kPath, at: func(s *Server) any { return &s.Cwd }, help: "its working directory, relative to the config file (default: the config file's directory)"},
 	{key: "url", kind: kString, at: func(s *Server) any { return &s.URL }, help: "the endpoint of a streamable-HTTP server"},
 	{key: "headers", kind: kStringMap, at: func(s *Server) any { return &s.Headers }, help: "headers sent with every request"},
 	{key: "fixture", kind: kString, at: func(s *Server) any { return &s.Fixture },
@@ -80,7 +175,7 @@ var codeModeFields = []field[CodeMode]{
 	{key: "maxNestingDepth", kind: kCount, at: func(c *CodeMode) any { return &c.MaxNestingDepth }, help: "how deeply a program may nest brackets, operators and statements (default 1000)"},
 	{key: "maxArgumentBytes", kind: kSize, at: func(c *CodeMode) any { return &c.MaxArgumentBytes }, help: "a tool call's JSON arguments, direct or nested (default 4MiB)"},
 	{key: "native", kind: kStrings, at: func(c *CodeMode) any { return &c.Native }, help: "tool names that stay visible to the model instead of being masked"},
-	{key: "catalogBudget", kind: kCount, at: func(c *CodeMode) any { return &c.CatalogBudget }, help: "size of the tool catalog in code_run's description"},
+	{key: "catalogBudget", kind: kCount, at: func(c *CodeMode) any { return &c.CatalogBudget }, help: "the tool catalog in code_run's description, in o200k_base tokens: tools keep their one-line signatures while they fit, the rest are listed by name or counted (default 3000)"},
 	{key: "maxEnvironments", kind: kCount, at: func(c *CodeMode) any { return &c.MaxEnvironments }, help: "persistent environments kept at once (least recently used released first)"},
 	{key: "idleTTL", kind: kDuration, at: func(c *CodeMode) any { return &c.IdleTTL }, help: "a persistent environment idle this long is released"},
 	{key: "listen", kind: kString, empty: "(leave the key out to serve stdio)", at: func(c *CodeMode) any { return &c.Listen }, help: "host:port of the streamable-HTTP front (default: stdio)"},
@@ -93,10 +188,16 @@ var codeModeFields = []field[CodeMode]{
 		help: "HTTP: the name session ids start with (NAME.<random>), for a load balancer to route on (default: host name and listen port)"},
 	{key: "drainTimeout", kind: kDuration, at: func(c *CodeMode) any { return &c.DrainTimeout },
 		help: "on SIGTERM: how long running calls may take to finish before the server exits (default 30s)"},
+	{key: "policy", kind: kObject, sub: objectOf(policyFields), at: func(c *CodeMode) any { return &c.Policy },
+		help: "the operator's rules for every call, direct or nested (see [policy.md](policy.md))"},
+	{key: "approvalTimeout", kind: kDuration, at: func(c *CodeMode) any { return &c.ApprovalTimeout },
+		help: "how long an `ask` waits for the person; the program's own clock is held meanwhile (default 2m)"},
+	{key: "audit", kind: kObject, sub: objectOf(auditFields), at: func(c *CodeMode) any { return &c.Audit },
+		help: "the audit trail: one JSON line per call, written before the call is reported done"},
 	{key: "redact", kind: kStrings, at: func(c *CodeMode) any { return &c.Redact },
-		help: "fields hidden from recordings and audit lines: key names (any depth, any case) or JSON pointers (default: password, token, authorization, apiKey…)"},
-	{key: "telemetry", kind: kObject, at: func(c *CodeMode) any { return &c.Telemetry }, read: readTelemetry,
-		help: "traces, metrics and the run viewer: see [the telemetry section](#the-codemodetelemetry-section) and docs/observability.md"},
+		help: "fields hidden from approval prompts, the audit digest and recordings: key names (any depth, any case) or JSON pointers (default: password, token, authorization, apiKey)"},
+	{key: "telemetry", kind: kObject, sub: objectOf(telemetryFields), at: func(c *CodeMode) any { return &c.Telemetry },
+		help: "traces, metrics and the run viewer (docs/observability.md)"},
 }
 
 var telemetryFields = []field[Telemetry]{
@@ -112,9 +213,37 @@ var telemetryFields = []field[Telemetry]{
 		help: "the run viewer cuts each argument, result, value and log line to this size, after redaction (default 4KiB)"},
 }
 
-// readTelemetry reads the codemode section's "telemetry" object.
-func readTelemetry(p *parser, raw json.RawMessage, path string, c *CodeMode) {
-	readObject(p, raw, path, telemetryFields, &c.Telemetry)
+var policyFields = []field[policy.Spec]{
+	{key: "default", kind: kString, empty: `(want "allow", "deny" or "ask")`, at: func(s *policy.Spec) any { return &s.Default },
+		help: `the action when no rule matches: "allow" (the default), "deny" or "ask"`},
+	{key: "rules", kind: kObjects, sub: listOf(ruleFields), at: func(s *policy.Spec) any { return &s.Rules },
+		help: "the rules, in order: the first that matches decides"},
+}
+
+var ruleFields = []field[policy.Rule]{
+	{key: "server", kind: kString, at: func(r *policy.Rule) any { return &r.Server }, help: "a glob over the server of `mcp__<server>__<tool>` (upstream tools only)"},
+	{key: "tool", kind: kString, at: func(r *policy.Rule) any { return &r.Tool }, help: "a glob over the tool name, e.g. `mcp__github__delete_*`"},
+	{key: "annotations", kind: kObject, sub: objectOf(annotationFields), at: func(r *policy.Rule) any { return &r.Annotations },
+		help: "the tool's MCP hints the rule requires (MCP's defaults for hints a tool leaves out)"},
+	{key: "caller", kind: kString, empty: `(want "model" or "program")`, at: func(r *policy.Rule) any { return &r.Caller },
+		help: `"model" (direct calls) or "program" (nested calls); default both`},
+	{key: "action", kind: kString, empty: `(want "allow", "deny" or "ask")`, at: func(r *policy.Rule) any { return &r.Action }, help: `"allow", "deny" or "ask"`},
+	{key: "reason", kind: kString, at: func(r *policy.Rule) any { return &r.Reason }, help: "shown to the model in a denial and to the person asked"},
+	{key: "maxCallsPerRun", kind: kCount, at: func(r *policy.Rule) any { return &r.MaxCallsPerRun }, help: "calls the rule lets through per code_run program"},
+	{key: "maxCallsPerSession", kind: kCount, at: func(r *policy.Rule) any { return &r.MaxCallsPerSession }, help: "calls the rule lets through per session"},
+}
+
+var annotationFields = []field[policy.Annotations]{
+	{key: "readOnlyHint", kind: kOptBool, at: func(a *policy.Annotations) any { return &a.ReadOnlyHint }, help: "the tool does not modify its environment (default false)"},
+	{key: "destructiveHint", kind: kOptBool, at: func(a *policy.Annotations) any { return &a.DestructiveHint }, help: "it may destroy, not only add (default true; false for a read-only tool)"},
+	{key: "idempotentHint", kind: kOptBool, at: func(a *policy.Annotations) any { return &a.IdempotentHint }, help: "repeating a call has no further effect (default false)"},
+	{key: "openWorldHint", kind: kOptBool, at: func(a *policy.Annotations) any { return &a.OpenWorldHint }, help: "it reaches outside entities (default true)"},
+}
+
+var auditFields = []field[audit.Config]{
+	{key: "path", kind: kString, at: func(a *audit.Config) any { return &a.Path }, help: "the audit file (JSON lines); required"},
+	{key: "maxSizeMB", kind: kCount, at: func(a *audit.Config) any { return &a.MaxSizeMB }, help: "rotate the file at this size in megabytes (default 100)"},
+	{key: "maxBackups", kind: kCount, at: func(a *audit.Config) any { return &a.MaxBackups }, help: "rotated files kept (default 5)"},
 }
 
 func keysOf[T any](fields []field[T]) []string {
@@ -142,6 +271,10 @@ func readObject[T any](p *parser, raw json.RawMessage, path string, fields []fie
 			f.read(p, m.raw, at, t)
 			continue
 		}
+		if f.sub != nil {
+			f.sub.read(p, m.raw, at, f.at(t))
+			continue
+		}
 		switch ptr := f.at(t).(type) {
 		case *string:
 			*ptr, _ = p.str(m.raw, at)
@@ -154,6 +287,10 @@ func readObject[T any](p *parser, raw json.RawMessage, path string, fields []fie
 			}
 		case *bool:
 			*ptr, _ = p.boolean(m.raw, at)
+		case **bool:
+			if v, ok := p.boolean(m.raw, at); ok {
+				*ptr = &v
+			}
 		case *[]string:
 			*ptr, _ = p.strings(m.raw, at)
 		case *map[string]string:
@@ -181,6 +318,12 @@ func lookup[T any](fields []field[T], key string) *field[T] {
 // isZero reports whether no field of t is set.
 func isZero[T any](fields []field[T], t *T) bool {
 	for _, f := range fields {
+		if f.sub != nil {
+			if !f.sub.zero(f.at(t)) {
+				return false
+			}
+			continue
+		}
 		if !zeroValue(f.at(t)) {
 			return false
 		}
@@ -194,6 +337,8 @@ func zeroValue(ptr any) bool {
 		return *v == ""
 	case *bool:
 		return !*v
+	case **bool:
+		return *v == nil
 	case *[]string:
 		return len(*v) == 0
 	case *map[string]string:
@@ -204,8 +349,6 @@ func zeroValue(ptr any) bool {
 		return *v == 0
 	case *time.Duration:
 		return *v == 0
-	case *Telemetry:
-		return isZero(telemetryFields, v)
 	}
 	return true
 }
@@ -214,6 +357,10 @@ func zeroValue(ptr any) bool {
 // that are negative (the file's readers refuse them already).
 func checkNonNegative[T any](p *parser, path string, fields []field[T], t *T) {
 	for _, f := range fields {
+		if f.sub != nil {
+			f.sub.nonNegative(p, join(path, f.key), f.at(t))
+			continue
+		}
 		neg := false
 		switch v := f.at(t).(type) {
 		case *int:
@@ -222,8 +369,6 @@ func checkNonNegative[T any](p *parser, path string, fields []field[T], t *T) {
 			neg = *v < 0
 		case *time.Duration:
 			neg = *v < 0
-		case *Telemetry:
-			checkNonNegative(p, join(path, f.key), telemetryFields, v)
 		}
 		if neg {
 			p.add(join(path, f.key), "must not be negative")
@@ -240,19 +385,28 @@ func writeObject[T any](fields []field[T], t *T) json.RawMessage {
 	n := 0
 	for _, f := range fields {
 		ptr := f.at(t)
-		if zeroValue(ptr) || (f.omit != nil && f.omit(t)) {
+		if f.omit != nil && f.omit(t) {
 			continue
 		}
-		var v any
-		switch x := ptr.(type) {
-		case *time.Duration:
-			v = x.String()
-		case *Telemetry:
-			v = writeObject(telemetryFields, x)
-		default:
-			v = ptr
+		var val []byte
+		if f.sub != nil {
+			if f.sub.zero(ptr) {
+				continue
+			}
+			val = f.sub.write(ptr)
+		} else {
+			if zeroValue(ptr) {
+				continue
+			}
+			var v any
+			switch x := ptr.(type) {
+			case *time.Duration:
+				v = x.String()
+			default:
+				v = ptr
+			}
+			val, _ = json.Marshal(v)
 		}
-		val, _ := json.Marshal(v)
 		key, _ := json.Marshal(f.key)
 		if n > 0 {
 			b.WriteByte(',')

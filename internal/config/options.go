@@ -4,6 +4,8 @@ import (
 	"log/slog"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 )
@@ -37,4 +39,21 @@ func (c *Config) PresetOptions(log *slog.Logger) codemode.Options {
 // sets them.
 func (c *Config) RegistryOptions(log *slog.Logger) tools.Options {
 	return tools.Options{Logger: log, MaxArgumentBytes: int(c.CodeMode.MaxArgumentBytes)}
+}
+
+// PolicyOptions are the policy's options as the section sets them: the
+// rules, the approval timeout and the redaction rules of the prompt.
+func (c *Config) PolicyOptions(log *slog.Logger) policy.Options {
+	cm := c.CodeMode
+	return policy.Options{Spec: cm.Policy, ApprovalTimeout: cm.ApprovalTimeout, Redact: cm.RedactRules(), Logger: log}
+}
+
+// AuditOptions are the audit trail's options; ok is false when the section
+// configures none.
+func (c *Config) AuditOptions(log *slog.Logger) (opts audit.Options, ok bool) {
+	cm := c.CodeMode
+	if cm.Audit.Path == "" {
+		return audit.Options{}, false
+	}
+	return audit.Options{Config: cm.Audit, Redact: cm.RedactRules(), Logger: log}, true
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/runtime"
 )
@@ -179,6 +181,12 @@ func validateCodeMode(p *parser, path string, c CodeMode) {
 	}
 	if strings.ContainsAny(c.BearerTokenEnv, "=\x00") {
 		p.add(join(path, "bearerTokenEnv"), "%q is not an environment variable name", c.BearerTokenEnv)
+	}
+	for _, is := range policy.Check(c.Policy) {
+		p.add(join(join(path, "policy"), is.Path), "%s", is.Message)
+	}
+	if c.Audit != (audit.Config{}) && c.Audit.Path == "" {
+		p.add(join(join(path, "audit"), "path"), "the audit trail needs a path")
 	}
 	for i, r := range c.Redact {
 		if err := redact.Check(r); err != nil {

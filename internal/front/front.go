@@ -34,6 +34,11 @@ type Options struct {
 	Preset   *scope.Scope // the preset the sessions' agents belong to
 	// Logger receives session events. If nil, nothing is logged.
 	Logger *slog.Logger
+	// OnSession, if set, is called once per session with the session's
+	// agent, before the session's first call runs: how the policy finds
+	// whom to ask about a call (it forgets the session with the agent's
+	// scope, disposed when the session ends).
+	OnSession func(*tools.Agent, *mcp.ServerSession)
 	// Replica names this process in the HTTP session ids it hands out:
 	// "<replica>.<random>", so that a load balancer in front of several
 	// processes can send a session's requests to the one that holds it
@@ -59,7 +64,7 @@ type Server struct {
 }
 
 // New builds the front. The instructions are the Code Mode section of a
-// session's assembly.
+// session's assembly, assembled again for every session that initializes.
 func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: opts.Logger}
 	if s.log == nil {
@@ -161,6 +166,9 @@ func (s *Server) agentFor(ss *mcp.ServerSession) (*tools.Agent, error) {
 		a.Scope().Dispose()
 		return prev.(*tools.Agent), nil
 	}
+	if s.opts.OnSession != nil {
+		s.opts.OnSession(a, ss)
+	}
 	s.log.Info("front: session started", slog.String("agent", id))
 	go func() {
 		_ = ss.Wait()
@@ -191,7 +199,28 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.CallToolRequest:
 			return s.callTool(ctx, r)
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if err == nil {
+			s.freshInstructions(ctx, res)
+		}
+		return res, err
+	}
+}
+
+// freshInstructions replaces the instructions of an initialize (or
+// discover) result, which the SDK takes from the options New set, with the
+// Code Mode section as it is now: tools and servers may have come and gone
+// since start-up, and a session must not begin with a stale account.
+func (s *Server) freshInstructions(ctx context.Context, res mcp.Result) {
+	switch r := res.(type) {
+	case *mcp.InitializeResult:
+		if text, err := s.instructions(ctx); err == nil {
+			r.Instructions = text
+		}
+	case *mcp.DiscoverResult:
+		if text, err := s.instructions(ctx); err == nil {
+			r.Instructions = text
+		}
 	}
 }
 

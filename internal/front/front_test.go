@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"sort"
@@ -171,7 +172,7 @@ func TestToolListChanged(t *testing.T) {
 		}
 		return desc
 	}
-	if strings.Contains(describe(), "mcp__fake__weather") {
+	if strings.Contains(describe(), "  weather(args") {
 		t.Fatal("the catalog lists a tool that does not exist yet")
 	}
 	remove, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__weather", Description: "Weather for a city.",
@@ -186,7 +187,7 @@ func TestToolListChanged(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notifications/tools/list_changed after a tool was registered")
 	}
-	if d := describe(); !strings.Contains(d, "mcp__fake__weather") {
+	if d := describe(); !strings.Contains(d, "  weather(args") {
 		t.Errorf("code_run's catalog after the change does not list the new tool:\n%s", d)
 	}
 	remove.Remove()
@@ -195,7 +196,7 @@ func TestToolListChanged(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notifications/tools/list_changed after a tool was removed")
 	}
-	if strings.Contains(describe(), "mcp__fake__weather") {
+	if strings.Contains(describe(), "  weather(args") {
 		t.Error("the catalog still lists the removed tool")
 	}
 }
@@ -258,5 +259,60 @@ func TestProgressFloodIsCoalesced(t *testing.T) {
 	}
 	if len(msgs) == 0 || !strings.HasPrefix(msgs[0], "line 0") {
 		t.Fatalf("the first line was not sent at once: %.40q", msgs)
+	}
+}
+
+// TestInstructionsAreFresh: the instructions a session receives are
+// assembled when it initializes, not when the server started.
+func TestInstructionsAreFresh(t *testing.T) {
+	host := scope.NewHost("host")
+	t.Cleanup(func() { host.Dispose() })
+	reg := tools.New(tools.Options{})
+	// Another plugin writes the number of callable tools into the Code
+	// Mode section (its hook is outermost: added first), so the section
+	// shows when it was assembled.
+	reg.OnAssemble(func(ctx context.Context, agent *tools.Agent, next func() (*tools.Assembly, error)) (*tools.Assembly, error) {
+		a, err := next()
+		if err != nil {
+			return a, err
+		}
+		for i, sec := range a.Sections {
+			if sec.Name == "code-mode" {
+				a.Sections[i].Text += fmt.Sprintf("(%d registered)", len(reg.List(nil)))
+			}
+		}
+		return a, nil
+	})
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	connect := func() string {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "fresh", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		return cs.InitializeResult().Instructions
+	}
+	before := connect()
+	if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__late__tool", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		return tools.TextResult("ok"), nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	after := connect()
+	n := len(reg.List(nil))
+	if !strings.HasSuffix(before, fmt.Sprintf("(%d registered)", n-1)) || !strings.HasSuffix(after, fmt.Sprintf("(%d registered)", n)) {
+		t.Errorf("instructions did not follow the registry:\nbefore: %q\nafter:  %q", before, after)
 	}
 }

@@ -80,7 +80,7 @@ func BenchmarkNestedCall(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			reg, agent := benchHost(b, s.opts, s.view)
 			reg.Register(tools.PresetLayer("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
-				c := ptc.New(reg, e)
+				c := ptc.New(reg, e, ptc.Options{})
 				args := json.RawMessage(`{}`)
 				b.ReportAllocs()
 				b.ResetTimer()

@@ -10,11 +10,13 @@ import (
 // maxLine bounds one logged stderr line; longer ones are split.
 const maxLine = 4096
 
-// lineWriter logs what a child writes to its stderr, a line per record.
+// lineWriter logs what a child writes to its stderr, a line per record,
+// and tells onLine (if set) each non-blank line.
 type lineWriter struct {
-	log *slog.Logger
-	mu  sync.Mutex
-	buf []byte
+	log    *slog.Logger
+	onLine func(string)
+	mu     sync.Mutex
+	buf    []byte
 }
 
 func newLineWriter(log *slog.Logger) *lineWriter { return &lineWriter{log: log} }
@@ -55,4 +57,7 @@ func (w *lineWriter) Flush() {
 func (w *lineWriter) emit(line []byte) {
 	line = bytes.TrimRight(line, "\r")
 	w.log.LogAttrs(context.Background(), slog.LevelInfo, "upstream stderr", slog.String("line", string(line)))
+	if w.onLine != nil && len(bytes.TrimSpace(line)) > 0 {
+		w.onLine(string(line))
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +40,7 @@ type server struct {
 	connects int
 	failures int
 	lastErr  string
+	stderr   string              // the last line the current attempt's process wrote to stderr
 	retryAt  time.Time           // when run tries again; zero unless restarting and waiting to
 	changed  chan struct{}       // closed and replaced when state, sess or retryAt change
 	waiting  int                 // calls waiting for a session
@@ -83,6 +85,38 @@ func (s *server) status() ServerStatus {
 	}
 }
 
+// setStderr records the last line the server's process wrote to stderr.
+func (s *server) setStderr(line string) {
+	s.mu.Lock()
+	s.stderr = oneLine(line, 500)
+	s.mu.Unlock()
+}
+
+// withStderr adds the server's last stderr line, if any, to err.
+func (s *server) withStderr(err error) error {
+	s.mu.Lock()
+	line := s.stderr
+	s.mu.Unlock()
+	if line == "" || err == nil {
+		return err
+	}
+	return fmt.Errorf("%w; its last stderr line: %s", err, line)
+}
+
+// oneLine is s with its whitespace runs folded to one space, cut to max
+// bytes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		i := max
+		for i > 0 && s[i]&0xC0 == 0x80 {
+			i--
+		}
+		s = s[:i] + "…"
+	}
+	return s
+}
+
 // setWaiting adds d to the count of calls waiting for a session.
 func (s *server) setWaiting(d int) {
 	s.mu.Lock()
@@ -119,6 +153,9 @@ func (s *server) setState(st State, sess *mcp.ClientSession, failure error) {
 		s.failures++
 		s.lastErr = failure.Error()
 	}
+	if st == StateReady {
+		s.stderr = "" // what it said while starting is not news
+	}
 	s.broadcast()
 	s.mu.Unlock()
 	s.m.notify()
@@ -148,6 +185,7 @@ func (s *server) run(first chan<- struct{}) {
 			if ctx.Err() != nil {
 				return
 			}
+			err = s.withStderr(err)
 			s.log.Warn("upstream: cannot connect", slog.Any("error", err), slog.Duration("retryIn", backoff))
 			s.setState(StateRestarting, nil, fmt.Errorf("connecting: %w", err))
 			signalFirst()
@@ -165,6 +203,7 @@ func (s *server) run(first chan<- struct{}) {
 			} else {
 				// Calls see the outage at once, before the (possibly slow)
 				// shutdown of the old process.
+				reason = s.withStderr(reason)
 				s.setState(StateRestarting, nil, reason)
 				s.log.Warn("upstream: disconnected; restarting", slog.Any("reason", reason), slog.Duration("retryIn", backoff))
 			}
@@ -287,8 +326,13 @@ func (s *server) transport() (mcp.Transport, func(), error) {
 			}
 		}
 		// The child's stderr goes to our logger (itself on stderr), never
-		// to our stdout, which may be a protocol stream.
+		// to our stdout, which may be a protocol stream. Its last line is
+		// kept: a server that cannot start usually says why there
+		// ("GITHUB_TOKEN environment variable is required"), and that is
+		// what its error should show without -v.
 		lw := newLineWriter(s.log)
+		s.setStderr("")
+		lw.onLine = s.setStderr
 		cmd.Stderr = lw
 		// A grandchild holding the stderr pipe must not keep Wait (and so
 		// Close) waiting forever.
@@ -450,7 +494,7 @@ func (s *server) unmountAll() {
 
 // definition turns an upstream tool into a registry tool.
 func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
-	def := tools.Tool{Name: ToolName(s.name, t.Name), Description: t.Description}
+	def := tools.Tool{Name: ToolName(s.name, t.Name), Description: t.Description, Annotations: annotations(t.Annotations)}
 	if def.Description == "" {
 		def.Description = t.Title
 	}
@@ -473,6 +517,17 @@ func (s *server) definition(t *mcp.Tool) (tools.Tool, error) {
 		return s.call(ctx, e, upstreamName)
 	}
 	return def, nil
+}
+
+// annotations keeps an upstream tool's hints, which policies match on. The
+// SDK reads readOnlyHint and idempotentHint as plain booleans, so an absent
+// one reads false: MCP's default for both.
+func annotations(a *mcp.ToolAnnotations) *tools.Annotations {
+	if a == nil {
+		return nil
+	}
+	ro, idem := a.ReadOnlyHint, a.IdempotentHint
+	return &tools.Annotations{Title: a.Title, ReadOnlyHint: &ro, DestructiveHint: a.DestructiveHint, IdempotentHint: &idem, OpenWorldHint: a.OpenWorldHint}
 }
 
 // layer is where every upstream tool goes: the global layer. Which tools a

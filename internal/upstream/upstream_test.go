@@ -447,6 +447,23 @@ func TestStartSurvivesBrokenServer(t *testing.T) {
 	}
 }
 
+// TestStartupErrorShowsStderr: a server that exits at start-up saying why
+// on stderr (as server-github does without its token) has that line in its
+// last error, which the status, the warning and a waiting call show.
+func TestStartupErrorShowsStderr(t *testing.T) {
+	const why = "Error: GITHUB_TOKEN environment variable is required"
+	h := start(t, map[string]config.Server{
+		"github": {Transport: config.TransportStdio, Command: "sh", Args: []string{"-c", "echo starting >&2; echo '" + why + "' >&2; exit 1"}},
+	}, Options{ReconnectWait: -1})
+	st := h.m.Status()[0]
+	if st.State == StateReady || !strings.HasSuffix(st.LastError, "; its last stderr line: "+why) {
+		t.Errorf("status: got %+v, want the stderr line at the end of its error", st)
+	}
+	if !strings.Contains(h.log.String(), "its last stderr line: "+why) {
+		t.Errorf("the warning lacks the stderr line; log:\n%s", h.log.String())
+	}
+}
+
 func TestStartRefusesBadOptions(t *testing.T) {
 	reg := tools.New(tools.Options{})
 	tests := []struct {
@@ -762,6 +779,52 @@ func TestManySequentialCalls(t *testing.T) {
 		res := h.exec(tools.Input{CallID: fmt.Sprint("s-", i), Name: "mcp__fake__ticker", Arguments: map[string]any{"symbol": "ACME"}, Timeout: 5 * time.Second})
 		if res.IsError {
 			t.Fatalf("call %d: got %s %s after %v, want success", i, res.Err.Code, res.Err.Message, time.Since(start))
+		}
+	}
+}
+
+// TestAnnotationsKept: an upstream tool's MCP annotations reach the
+// registry, where policies match on them; a tool without any has none.
+func TestAnnotationsKept(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mem"}, nil)
+	no := false
+	srv.AddTool(&mcp.Tool{Name: "wipe", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: &mcp.ToolAnnotations{Title: "Wipe", DestructiveHint: nil, IdempotentHint: true, OpenWorldHint: &no}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "look", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	addTool(srv, "plain", "no annotations")
+	h := start(t, map[string]config.Server{"mem": {Transport: config.TransportHTTP, URL: "http://unused.invalid/"}}, Options{Transport: memServer(t, srv)})
+	tests := []struct {
+		name                                      string
+		readOnly, destructive, idempotent, openWW bool
+		title                                     string
+		none                                      bool
+	}{
+		{name: "mcp__mem__wipe", destructive: true, idempotent: true, title: "Wipe"},
+		{name: "mcp__mem__look", readOnly: true, openWW: true},
+		{name: "mcp__mem__plain", destructive: true, openWW: true, none: true},
+	}
+	for _, tt := range tests {
+		info, ok := h.reg.Get(tt.name)
+		if !ok {
+			t.Fatalf("%s not registered", tt.name)
+		}
+		a := info.Annotations
+		if (a == nil) != tt.none {
+			t.Errorf("%s: annotations %+v, want none: %v", tt.name, a, tt.none)
+		}
+		got := [4]bool{a.IsReadOnly(), a.IsDestructive(), a.IsIdempotent(), a.IsOpenWorld()}
+		want := [4]bool{tt.readOnly, tt.destructive, tt.idempotent, tt.openWW}
+		if got != want {
+			t.Errorf("%s: readOnly, destructive, idempotent, openWorld = %v, want %v", tt.name, got, want)
+		}
+		if a != nil && a.Title != tt.title {
+			t.Errorf("%s: title %q, want %q", tt.name, a.Title, tt.title)
 		}
 	}
 }

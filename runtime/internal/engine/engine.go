@@ -1,11 +1,31 @@
-// Package engine is the seam between the engine-neutral runtime and the
-// JavaScript engines that run programs (goja in process, QuickJS under wazero).
+// Package engine is the sandbox below the engine-neutral runtime, shared by
+// the JavaScript engines that run programs (goja in process, QuickJS under
+// wazero).
 //
-// The runtime package owns everything that does not depend on the engine:
-// limits on nested calls, call records, environments' retention, TypeScript
-// stripping and the persistent-mode source rewrite (package source). An
-// engine only has to run a prepared script in an environment and bridge
-// tool calls and console output.
+// It has two seams. The upper one, [Engine], [Env] and [Job], is what the
+// runtime package drives: run a prepared script in an environment. The
+// lower one, [VM] and [Driver], is what an engine implements: make a realm,
+// evaluate, settle promise N, run pending jobs, interrupt, describe an
+// exception, report memory. Between them this package owns everything
+// else, once for every engine:
+//
+//   - the event loop and the nested-call scheduler ([Run]): calls held,
+//     made inline when awaited alone, dispatched under one concurrency
+//     bound, cancelled when the program ends;
+//   - the deadline and hard-stop timers, one grace period ([Grace]) and one
+//     abandon rule;
+//   - the warm pool of VMs and the goroutines that drive them ([Base],
+//     [Workers]);
+//   - the classification of exceptions and faults into errs.Error, with
+//     positions mapped to the user's source and the sandbox's own frames
+//     dropped (errors.go, stack.go);
+//   - the JavaScript prelude, assembled from shared modules and a small
+//     per-engine glue file ([Prelude]).
+//
+// The runtime package owns what does not depend on the sandbox either:
+// limits on nested calls and output, call records, environments'
+// retention, TypeScript stripping and the persistent-mode source rewrite
+// (package source).
 package engine
 
 import (
@@ -75,8 +95,9 @@ type Job struct {
 	SourceLines int
 	// Tools are the names bound as async functions on the global `tools`.
 	Tools []string
-	// Call performs a nested tool call. The engine calls it from a goroutine
-	// of its own (never the VM's) and brings the result back to the VM loop.
+	// Call performs a nested tool call, from a goroutine of its own or, for
+	// a call the program awaits alone, from the VM's goroutine, and the
+	// result is brought back to the VM loop.
 	// It returns the JSON value the binding resolves to, or an error that
 	// tools.AsError classifies; the binding rejects with an Error carrying
 	// `code` and `message`. Call honours ctx, which the engine cancels when
@@ -87,6 +108,9 @@ type Job struct {
 	Log func(level, text string)
 	// Deadline is the wall-clock limit of the run; ctx carries it too.
 	Deadline time.Time
+	// MaxConcurrentCalls bounds the nested calls in flight at once; more
+	// wait in order. If zero, DefaultMaxConcurrentCalls.
+	MaxConcurrentCalls int
 }
 
 // Result is the outcome of a Run.
@@ -96,4 +120,8 @@ type Result struct {
 	// Err is nil on success. Its Info may hold "stack" (string),
 	// "line" and "column" (ints, in the user's source).
 	Err *errs.Error
+	// LeftRunning is the number of nested calls still running when Run
+	// returned: cancelled, they did not return within the grace period
+	// (a tool body that ignores cancellation).
+	LeftRunning int
 }

@@ -16,7 +16,8 @@
 //		})
 //	}
 //
-// The slowest hostile programs are skipped under -short.
+// The slowest hostile programs are skipped under -short. Most cases are
+// data, in testdata/*.txtar: see data.go for the format and -update.
 package enginetest
 
 import (
@@ -103,48 +104,21 @@ type Outcome struct {
 	Tools   *FakeTools
 }
 
-// Run runs the whole suite. newEngine is called once per top-level group;
-// it should register the engine's Close with t.Cleanup.
+// Run runs the whole suite: the archives of testdata/ (see data.go) with
+// the Go cases of the same groups, the persistent scenarios and the
+// special tests. newEngine is called once per top-level group; it should
+// register the engine's Close with t.Cleanup.
 func Run(t *testing.T, newEngine func(t *testing.T) engine.Engine) {
-	groups := []struct {
-		name  string
-		cases []Case
-	}{
-		{"values", valueCases},
-		{"logs", logCases},
-		{"typescript", tsCases},
-		{"syntax", syntaxCases},
-		{"errors", errorCases},
-		{"bindings", bindingCases},
-		{"hostile", hostileCases},
+	groups, err := loadGroups(dataDir())
+	if err != nil {
+		t.Fatalf("conformance archives: %v", err)
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
 			eng := newEngine(t)
-			for _, c := range g.cases {
-				t.Run(c.Name, func(t *testing.T) {
-					if c.Slow && testing.Short() {
-						t.Skip("slow hostile program; skipped under -short")
-					}
-					o := Exec(t, eng, c.Code, ExecOptions{Timeout: c.Timeout, MemoryLimit: c.MemoryLimit})
-					if o.Err != nil {
-						t.Logf("%s in %v: %s %v", o.Err.Code, o.Elapsed.Round(time.Millisecond), o.Err.Message, o.Err.Info)
-					}
-					checkCase(t, c, o)
-					if c.Hostile {
-						limit := c.Timeout
-						if limit == 0 {
-							limit = 5 * time.Second
-						}
-						if o.Elapsed > limit+Grace {
-							t.Errorf("took %v, want at most %v (deadline %v + grace %v)", o.Elapsed, limit+Grace, limit, Grace)
-						}
-						after := Exec(t, eng, "return 1 + 1", ExecOptions{})
-						if after.Err != nil || string(after.Value) != "2" {
-							t.Errorf("next program on a fresh environment: got %s, %v; want 2", after.Value, after.Err)
-						}
-					}
-				})
+			runGroup(t, g, func(t *testing.T, c Case) *Outcome { return runCase(t, eng, c, !*update) })
+			for _, c := range goCases[g.name] {
+				t.Run(c.Name, func(t *testing.T) { runCase(t, eng, c, true) })
 			}
 		})
 	}
@@ -160,6 +134,35 @@ func Run(t *testing.T, newEngine func(t *testing.T) engine.Engine) {
 			t.Run(s.name, func(t *testing.T) { s.f(t, eng) })
 		}
 	})
+}
+
+// runCase runs one case and, if check, checks its outcome. It returns
+// nil when the case is skipped.
+func runCase(t *testing.T, eng engine.Engine, c Case, check bool) *Outcome {
+	if c.Slow && testing.Short() {
+		t.Skip("slow hostile program; skipped under -short")
+	}
+	o := Exec(t, eng, c.Code, ExecOptions{Timeout: c.Timeout, MemoryLimit: c.MemoryLimit})
+	if o.Err != nil {
+		t.Logf("%s in %v: %s %v", o.Err.Code, o.Elapsed.Round(time.Millisecond), o.Err.Message, o.Err.Info)
+	}
+	if check {
+		checkCase(t, c, o)
+	}
+	if c.Hostile {
+		limit := c.Timeout
+		if limit == 0 {
+			limit = 5 * time.Second
+		}
+		if o.Elapsed > limit+Grace {
+			t.Errorf("took %v, want at most %v (deadline %v + grace %v)", o.Elapsed, limit+Grace, limit, Grace)
+		}
+		after := Exec(t, eng, "return 1 + 1", ExecOptions{})
+		if after.Err != nil || string(after.Value) != "2" {
+			t.Errorf("next program on a fresh environment: got %s, %v; want 2", after.Value, after.Err)
+		}
+	}
+	return o
 }
 
 func checkCase(t *testing.T, c Case, o *Outcome) {

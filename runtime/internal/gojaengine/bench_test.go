@@ -3,15 +3,17 @@ package gojaengine
 import "testing"
 
 // BenchmarkNewVMState measures building one pooled runtime (the work the
-// refill goroutine does for every per-call program), without the pool and
+// pool's filler does for every per-call program), without the pool and
 // engine around it.
 func BenchmarkNewVMState(b *testing.B) {
-	if _, err := newVMState(); err != nil { // the shared baseline, once
+	d, err := newDriver(Options{})
+	if err != nil {
 		b.Fatal(err)
 	}
+	defer d.Close()
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := newVMState(); err != nil {
+		if _, err := d.newVM(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -30,8 +30,8 @@ const (
 )
 
 // checkSource returns why src may not reach goja's parser, or "".
-func (st *vmState) checkSource(what, src string) string {
-	maxCode, maxNesting := st.maxCode, st.maxNesting
+func (v *vm) checkSource(what, src string) string {
+	maxCode, maxNesting := v.cfg.MaxCodeBytes, v.cfg.MaxNestingDepth
 	if maxCode <= 0 {
 		maxCode = defaultMaxCode
 	}
@@ -54,12 +54,12 @@ func (st *vmState) checkSource(what, src string) string {
 var ctorsPrg = goja.MustCompile("codemode:ctors", "[Function, Object.getPrototypeOf(async function(){}).constructor, Object.getPrototypeOf(function*(){}).constructor]", true)
 
 // gateEval installs the checking eval and Function constructors.
-func (st *vmState) gateEval() error {
-	vm := st.vm
-	global := vm.GlobalObject()
+func (v *vm) gateEval() error {
+	rt := v.rt
+	global := rt.GlobalObject()
 	syntaxError := global.Get("SyntaxError")
 	throw := func(msg string) {
-		obj, err := vm.New(syntaxError, vm.ToValue(msg))
+		obj, err := rt.New(syntaxError, rt.ToValue(msg))
 		if err != nil {
 			panic(err)
 		}
@@ -81,18 +81,19 @@ func (st *vmState) gateEval() error {
 	if !ok {
 		return errors.New("eval is not a function")
 	}
-	evalFn := vm.ToValue(func(c goja.FunctionCall) goja.Value {
+	evalFn := rt.ToValue(func(c goja.FunctionCall) goja.Value {
 		if s, ok := c.Argument(0).(goja.String); ok {
-			if msg := st.checkSource("eval", s.String()); msg != "" {
+			if msg := v.checkSource("eval", s.String()); msg != "" {
 				throw(msg)
 			}
 		}
 		return call(origEval, c.Arguments)
-	}).ToObject(vm)
-	if err := nameFunction(vm, evalFn, "eval", 1); err != nil {
+	}).ToObject(rt)
+	if err := nameFunction(rt, evalFn, "eval", 1); err != nil {
 		return err
 	}
-	if err := global.DefineDataProperty("eval", evalFn, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+	// As the built-in: writable, configurable, not enumerable.
+	if err := global.DefineDataProperty("eval", evalFn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 		return err
 	}
 
@@ -100,22 +101,22 @@ func (st *vmState) gateEval() error {
 	// only through their prototypes (Object.getPrototypeOf(async
 	// function(){}).constructor).
 	// (goja has no async generators.)
-	ctorsV, err := vm.RunProgram(ctorsPrg)
+	ctorsV, err := rt.RunProgram(ctorsPrg)
 	if err != nil {
 		return fmt.Errorf("finding the Function constructors: %w", err)
 	}
-	ctorsObj := ctorsV.ToObject(vm)
+	ctorsObj := ctorsV.ToObject(rt)
 	ctors := []struct{ name, head string }{
 		{"Function", "function"}, {"AsyncFunction", "async function"}, {"GeneratorFunction", "function*"},
 	}
 	for i, c := range ctors {
-		orig := ctorsObj.Get(fmt.Sprint(i)).ToObject(vm)
+		orig := ctorsObj.Get(fmt.Sprint(i)).ToObject(rt)
 		origCall, ok := goja.AssertFunction(orig)
 		if !ok {
 			return fmt.Errorf("%s is not a function", c.name)
 		}
 		head, name := c.head, c.name
-		w := vm.ToValue(func(cc goja.ConstructorCall) *goja.Object {
+		w := rt.ToValue(func(cc goja.ConstructorCall) *goja.Object {
 			// The text goja will compile: "(function anonymous(p1,p2\n) {\nbody\n})".
 			var b strings.Builder
 			b.WriteString("(" + head + " anonymous(")
@@ -131,23 +132,23 @@ func (st *vmState) gateEval() error {
 				b.WriteString(cc.Arguments[n-1].String())
 			}
 			b.WriteString("\n})")
-			if msg := st.checkSource(name, b.String()); msg != "" {
+			if msg := v.checkSource(name, b.String()); msg != "" {
 				throw(msg)
 			}
-			return call(origCall, cc.Arguments).ToObject(vm)
-		}).ToObject(vm)
-		if err := nameFunction(vm, w, name, 1); err != nil {
+			return call(origCall, cc.Arguments).ToObject(rt)
+		}).ToObject(rt)
+		if err := nameFunction(rt, w, name, 1); err != nil {
 			return err
 		}
 		proto := orig.Get("prototype")
 		if err := w.DefineDataProperty("prototype", proto, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
 			return err
 		}
-		if err := proto.ToObject(vm).DefineDataProperty("constructor", w, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+		if err := proto.ToObject(rt).DefineDataProperty("constructor", w, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
 			return err
 		}
 		if name == "Function" {
-			if err := global.DefineDataProperty("Function", w, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			if err := global.DefineDataProperty("Function", w, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 				return err
 			}
 		}

@@ -8,8 +8,39 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/tools/errs"
 )
+
+// watched is the guard's record of one run.
+type watched struct {
+	run      *engine.Run
+	limit    int64
+	killed   atomic.Bool   // the guard killed the run
+	finished chan struct{} // closed when the VM lets go of the run
+
+	baseline    uint64       // heap objects when the run started
+	startCycles uint64       // GC cycles completed when the run started
+	jsSince     atomic.Int64 // UnixNano when the VM entered JavaScript, 0 outside
+	jsTotal     atomic.Int64 // nanoseconds spent in JavaScript so far
+}
+
+func (w *watched) enterJS() { w.jsSince.Store(time.Now().UnixNano()) }
+func (w *watched) leaveJS() {
+	if s := w.jsSince.Swap(0); s != 0 {
+		w.jsTotal.Add(time.Now().UnixNano() - s)
+	}
+}
+
+// jsTime is the JavaScript time of the run so far, including the current
+// stretch: the guard's best proxy for "who allocated".
+func (w *watched) jsTime(now int64) int64 {
+	t := w.jsTotal.Load()
+	if s := w.jsSince.Load(); s != 0 {
+		t += now - s
+	}
+	return t
+}
 
 // guard is the memory watchdog. goja allocates from the Go heap with no
 // per-runtime accounting, so the guard watches the whole process instead:
@@ -57,7 +88,7 @@ type guard struct {
 	interval time.Duration
 
 	mu   sync.Mutex
-	runs map[*run]struct{}
+	runs map[*watched]struct{}
 	wake chan struct{}
 	// alarm wakes the guard one interval after the first run started. Waking
 	// it at once would cost every run, most of which end within
@@ -82,7 +113,7 @@ type killRecord struct {
 type heapSample struct{ objects, live, cycles uint64 }
 
 func newGuard(interval time.Duration) *guard {
-	g := &guard{interval: interval, runs: map[*run]struct{}{}, wake: make(chan struct{}, 1)}
+	g := &guard{interval: interval, runs: map[*watched]struct{}{}, wake: make(chan struct{}, 1)}
 	g.alarm = time.AfterFunc(time.Hour, g.signal)
 	g.alarm.Stop()
 	return g
@@ -122,24 +153,30 @@ func newSamples() []metrics.Sample {
 	return []metrics.Sample{{Name: objectsMetric}, {Name: liveMetric}, {Name: cyclesMetric}}
 }
 
-func (g *guard) add(r *run) {
+// add starts watching a run with the given budget.
+func (g *guard) add(r *engine.Run, limit int64) *watched {
 	h := readHeap(newSamples())
-	r.baseline, r.startCycles = h.objects, h.cycles
+	w := &watched{run: r, limit: limit, finished: make(chan struct{}), baseline: h.objects, startCycles: h.cycles}
 	g.mu.Lock()
-	g.runs[r] = struct{}{}
+	g.runs[w] = struct{}{}
 	if len(g.runs) == 1 {
 		g.alarm.Reset(g.interval)
 	}
 	g.mu.Unlock()
+	return w
 }
 
-func (g *guard) remove(r *run) {
+// remove stops watching a run, whose VM has let go of it, and reports
+// whether the guard killed it.
+func (g *guard) remove(w *watched) bool {
 	g.mu.Lock()
-	delete(g.runs, r)
+	delete(g.runs, w)
 	if len(g.runs) == 0 {
 		g.alarm.Stop()
 	}
 	g.mu.Unlock()
+	close(w.finished)
+	return w.killed.Load()
 }
 
 func (g *guard) active() int {
@@ -224,9 +261,9 @@ func (g *guard) suspect(h heapSample) bool {
 }
 
 // check kills at most one run over its budget and returns it.
-func (g *guard) check(h heapSample) *run {
+func (g *guard) check(h heapSample) *watched {
 	now := time.Now().UnixNano()
-	var victim *run
+	var victim *watched
 	var best int64 = -1
 	g.mu.Lock()
 	for r := range g.runs {
@@ -236,10 +273,7 @@ func (g *guard) check(h heapSample) *run {
 		if !liveOver(h, r) {
 			continue
 		}
-		r.killMu.Lock()
-		over := r.killed == nil && !r.done
-		r.killMu.Unlock()
-		if !over {
+		if r.killed.Load() {
 			continue
 		}
 		if t := r.jsTime(now); t > best {
@@ -250,7 +284,8 @@ func (g *guard) check(h heapSample) *run {
 	if victim == nil {
 		return nil
 	}
-	victim.kill(&errs.Error{
+	victim.killed.Store(true)
+	victim.run.Kill(&errs.Error{
 		Code:    errs.CodeMemoryLimit,
 		Message: fmt.Sprintf("the program exceeded its memory budget of %d MiB", victim.limit>>20),
 		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": victim.baseline},
@@ -266,7 +301,7 @@ func (g *guard) check(h heapSample) *run {
 
 // liveOver reports whether a GC cycle that ended after run r started found
 // the live heap past r's budget.
-func liveOver(h heapSample, r *run) bool {
+func liveOver(h heapSample, r *watched) bool {
 	return h.cycles > r.startCycles && grown(h.live, r.baseline, r.limit)
 }
 

@@ -92,8 +92,8 @@ func hammerOnce(eng engine.Engine, w, i int) error {
 	return nil
 }
 
-// TestCloseStopsGoroutines checks that an engine's goroutines (refill,
-// guard) end with Close; TestMain's goleak check covers the whole package.
+// TestCloseStopsGoroutines checks that an engine's goroutines (the pool's
+// filler, the guard) end with Close; TestMain's goleak check covers the whole package.
 func TestCloseStopsGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	e, err := New(Options{PoolSize: 3})
@@ -124,7 +124,7 @@ func TestCloseStopsGoroutines(t *testing.T) {
 func BenchmarkMemoryGuardOvershoot(b *testing.B) {
 	const budget = 256 << 20
 	eng := newTestEngine(b, Options{})
-	ge := eng.(*gojaEngine)
+	g := eng.(*engine.Base).Driver().(*driver).guard
 	s, err := source.Prepare("const a = []\nfor (;;) a.push(new Array(100000).fill(1))", source.Options{Persistent: false})
 	if err != nil {
 		b.Fatal(err)
@@ -161,11 +161,11 @@ func BenchmarkMemoryGuardOvershoot(b *testing.B) {
 		if res.Err == nil || res.Err.Code != errs.CodeMemoryLimit {
 			b.Fatalf("got %v, want MEMORY_LIMIT", res.Err)
 		}
-		ge.guard.statsMu.Lock()
-		if n := len(ge.guard.kills); n > 0 {
-			peak = max(peak, ge.guard.kills[n-1].heap)
+		g.statsMu.Lock()
+		if n := len(g.kills); n > 0 {
+			peak = max(peak, g.kills[n-1].heap)
 		}
-		ge.guard.statsMu.Unlock()
+		g.statsMu.Unlock()
 		over := (float64(peak) - float64(base) - budget) / (1 << 20)
 		worst = max(worst, over)
 		total += over

@@ -2,24 +2,27 @@ package wazeroengine
 
 import (
 	"testing"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
 )
 
-// newTestEngine returns an engine closed at the end of the test.
-func newTestEngine(t testing.TB, opts Options) *Engine {
+// newTestEngine returns an engine closed at the end of the test. The
+// QuickJS artifact is embedded, so it is never missing.
+func newTestEngine(t testing.TB, opts Options) *engine.Base {
 	t.Helper()
 	return newTestEngineWith(t, opts, nil)
 }
 
 // newTestEngineWith is newTestEngine with the filler reporting each pool
 // change on filled.
-func newTestEngineWith(t testing.TB, opts Options, filled chan<- struct{}) *Engine {
+func newTestEngineWith(t testing.TB, opts Options, filled chan<- struct{}) *engine.Base {
 	t.Helper()
-	e, err := newStoppedEngine(opts)
+	e, err := newStopped(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.filled = filled
-	e.start()
+	e.Filled = filled
+	e.Start()
 	t.Cleanup(func() {
 		if err := e.Close(); err != nil {
 			t.Errorf("Close: %v", err)

@@ -1,24 +1,31 @@
 package wazeroengine
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
 
+	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/quickjs"
 )
 
-//go:embed prelude.js
-var prelude string
+//go:embed glue.js
+var glue string
 
-// The prelude's entry points, in the order of the array it returns.
+// prelude is the sandbox prelude with this engine's glue.
+var prelude = engine.Prelude(glue)
+
+// The prelude's entry points: engine.Entry*, then glue.js's.
 const (
-	fnBegin = iota
+	fnBeginJSON = engine.EntryGlue + iota
 	fnWatch
 	fnSettle
-	fnDescribe
-	fnGlobals
+	fnGlobalsJSON
 	numPreludeFns
 )
 
@@ -27,22 +34,25 @@ const (
 const hostFuncID = 1
 
 // vm is one QuickJS instance with one live JSContext that has the prelude
-// installed: a warm, ready-to-run environment. A vm is driven by one
-// goroutine at a time (the pool's filler, then the env that owns it).
+// installed. It implements engine.VM.
 type vm struct {
+	d    *driver
 	inst *quickjs.Instance
 	ctx  quickjs.Context
 	fns  [numPreludeFns]quickjs.Value // owned, freed with the context
 	// programs counts the programs run on this instance (across contexts).
 	programs int
 	// dirty is set when the instance must not get another context: a run
-	// timed out, ran out of memory, or left jobs behind.
+	// was stopped, ran out of memory, or left jobs behind.
 	dirty bool
+	cfg   engine.VMConfig
+	limit int64 // the memory cap: cfg's, at least the module's initial memory
 
-	// run is the program in progress (nil between runs); the host hooks
-	// dispatch to it.
-	run *run
+	run         *engine.Run // the run in progress; the host hooks report to it
+	interrupted atomic.Bool
 }
+
+var _ engine.VM = (*vm)(nil)
 
 // pristine is a snapshot of an instance holding one context with the
 // prelude installed, taken before any program ran in it, and the pointers
@@ -56,15 +66,15 @@ type pristine struct {
 
 // newVM instantiates the module and prepares a context: from the pristine
 // snapshot when there is one, else by building the context.
-func (e *Engine) newVM() (*vm, error) {
-	p, first, err := e.pristine()
+func (d *driver) newVM() (*vm, error) {
+	p, first, err := d.pristine()
 	if err != nil || first != nil {
 		return first, err
 	}
 	if p != nil {
-		inst, err := e.rt.NewInstanceFrom(e.bgCtx, p.snap)
+		inst, err := d.rt.NewInstanceFrom(d.bgCtx, p.snap)
 		if err == nil {
-			v := &vm{inst: inst, ctx: p.ctx, fns: p.fns}
+			v := &vm{d: d, inst: inst, ctx: p.ctx, fns: p.fns}
 			inst.Hooks = quickjs.Hooks{Call: v.hostCall, Interrupt: v.interrupt}
 			return v, nil
 		}
@@ -74,16 +84,16 @@ func (e *Engine) newVM() (*vm, error) {
 		// This instance's memory fell back to the Go heap: build its
 		// context instead.
 	}
-	return e.buildVM()
+	return d.buildVM()
 }
 
 // buildVM instantiates the module and builds a context in it.
-func (e *Engine) buildVM() (*vm, error) {
-	inst, err := e.rt.NewInstance(e.bgCtx)
+func (d *driver) buildVM() (*vm, error) {
+	inst, err := d.rt.NewInstance(d.bgCtx)
 	if err != nil {
 		return nil, err
 	}
-	v := &vm{inst: inst}
+	v := &vm{d: d, inst: inst}
 	inst.Hooks = quickjs.Hooks{Call: v.hostCall, Interrupt: v.interrupt}
 	if err := v.newContext(); err != nil {
 		inst.Close()
@@ -92,38 +102,38 @@ func (e *Engine) buildVM() (*vm, error) {
 	return v, nil
 }
 
-// pristine returns the engine's snapshot, nil where snapshots are
+// pristine returns the driver's snapshot, nil where snapshots are
 // unsupported. The first call takes it, from a vm built for the purpose,
 // and returns that vm too (it is as pristine as a restored one).
-func (e *Engine) pristine() (*pristine, *vm, error) {
-	e.snapMu.Lock()
-	defer e.snapMu.Unlock()
-	if e.snap != nil || e.noSnap {
-		return e.snap, nil, nil
+func (d *driver) pristine() (*pristine, *vm, error) {
+	d.snapMu.Lock()
+	defer d.snapMu.Unlock()
+	if d.snap != nil || d.noSnap {
+		return d.snap, nil, nil
 	}
-	v, err := e.buildVM()
+	v, err := d.buildVM()
 	if err != nil {
 		return nil, nil, err
 	}
 	snap, err := v.inst.Snapshot()
 	if errors.Is(err, quickjs.ErrSnapshotUnsupported) {
-		e.noSnap = true
+		d.noSnap = true
 		return nil, v, nil
 	}
 	if err != nil {
 		v.inst.Close()
 		return nil, nil, err
 	}
-	e.snap = &pristine{snap: snap, ctx: v.ctx, fns: v.fns}
-	return e.snap, v, nil
+	d.snap = &pristine{snap: snap, ctx: v.ctx, fns: v.fns}
+	return d.snap, v, nil
 }
 
 // reset gives the vm a fresh context: the pristine snapshot restored, or
 // the old context freed and a new one built.
-func (e *Engine) reset(v *vm) error {
-	e.snapMu.Lock()
-	p := e.snap
-	e.snapMu.Unlock()
+func (d *driver) reset(v *vm) error {
+	d.snapMu.Lock()
+	p := d.snap
+	d.snapMu.Unlock()
 	if p != nil {
 		err := v.inst.Restore(p.snap)
 		if !errors.Is(err, quickjs.ErrSnapshotUnsupported) {
@@ -148,7 +158,7 @@ func (v *vm) newContext() error {
 		return fmt.Errorf("wazero engine: creating a context: %w", err)
 	}
 	v.ctx = c
-	factory, err := i.Eval(c, prelude, "<codemode>", quickjs.EvalGlobal)
+	factory, err := i.Eval(c, prelude, engine.PreludeName, quickjs.EvalGlobal)
 	if err != nil {
 		return fmt.Errorf("wazero engine: evaluating the prelude: %w", err)
 	}
@@ -206,60 +216,245 @@ func (v *vm) check(val quickjs.Value) error {
 	return errors.New(s)
 }
 
+// Configure implements engine.VM.
+func (v *vm) Configure(c engine.VMConfig) error {
+	v.cfg = c
+	v.limit = max(c.MemoryLimit, v.d.rt.InitialMemory())
+	v.inst.SetMemoryLimit(v.limit)
+	return v.inst.SetMaxStackSize(stackBytes(c.MaxStackDepth))
+}
+
+// Begin implements engine.VM.
+func (v *vm) Begin(r *engine.Run) error {
+	v.run = r
+	v.programs++
+	v.inst.ResetRefused()
+	names := r.Job().Tools
+	if names == nil {
+		names = []string{}
+	}
+	config, _ := json.Marshal(map[string]any{"tools": names, "limit": v.limit})
+	_, err := v.callString(fnBeginJSON, string(config))
+	return err
+}
+
+// Eval implements engine.VM: the script, then watch on its value.
+func (v *vm) Eval(script, name string) error {
+	i := v.inst
+	p, err := i.Eval(v.ctx, script, name, quickjs.EvalGlobal)
+	if err != nil {
+		return v.callError(err)
+	}
+	exc, err := i.Exception(v.ctx, p)
+	if err != nil {
+		return v.callError(err)
+	}
+	if exc != 0 {
+		i.FreeValue(v.ctx, p)
+		return v.exception(exc)
+	}
+	_, err = v.callValue(fnWatch, p)
+	i.FreeValue(v.ctx, p)
+	return err
+}
+
+// RunJobs implements engine.VM.
+func (v *vm) RunJobs() error {
+	for {
+		_, exc, err := v.inst.ExecutePendingJobs(v.ctx, -1)
+		if err != nil {
+			return v.callError(err)
+		}
+		if exc != 0 {
+			return v.exception(exc)
+		}
+		if pending, err := v.inst.IsJobPending(); err != nil {
+			return v.callError(err)
+		} else if !pending {
+			return nil
+		}
+	}
+}
+
+// Settle implements engine.VM: the results go to the prelude in one batch.
+func (v *vm) Settle(batch []engine.Settlement) error {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for k, c := range batch {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		b.WriteString(strconv.Itoa(c.ID))
+		val := bytes.TrimSpace(c.Value)
+		e := c.Err
+		if e == nil && len(val) > 0 && !json.Valid(val) {
+			e = engine.InvalidResult(c.Name, errors.New("invalid JSON"))
+		}
+		switch {
+		case e != nil:
+			m := map[string]any{"code": string(e.Code), "message": e.Error()}
+			if len(e.Info) > 0 {
+				m["info"] = e.Info
+			}
+			j, err := json.Marshal(m)
+			if err != nil { // Info that JSON cannot hold: drop it
+				delete(m, "info")
+				j, _ = json.Marshal(m)
+			}
+			b.WriteString(",0,")
+			b.Write(j)
+		case len(val) == 0: // no value: the binding resolves to undefined
+			b.WriteString(",2")
+		default:
+			b.WriteString(",1,")
+			b.Write(val)
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte(']')
+	_, err := v.callString(fnSettle, b.String())
+	return err
+}
+
+// Interrupt implements engine.VM: QuickJS's interrupt handler reads the
+// flag while JavaScript runs.
+func (v *vm) Interrupt() { v.interrupted.Store(true) }
+
+// interrupt is QuickJS's interrupt handler, polled every few thousand
+// bytecodes: the flag, or the deadline read from the clock.
+func (v *vm) interrupt() bool {
+	return v.interrupted.Load() || v.run != nil && v.run.Expired()
+}
+
+// HardStop implements engine.VM: every wasm loop counts down into Go,
+// where a stopped instance traps, so even a long built-in stops.
+func (v *vm) HardStop() { v.inst.Stop() }
+
+// End implements engine.VM. A stopped run of a persistent environment
+// may leave jobs behind; they run with the interrupt still raised, so each
+// is cut short, and if the queue does not empty the context cannot be
+// proven clean.
+func (v *vm) End(stopped bool) bool {
+	defer func() {
+		v.run = nil
+		v.interrupted.Store(false)
+	}()
+	i := v.inst
+	if stopped || i.Refused() {
+		v.dirty = true
+	}
+	if i.Broken() != nil {
+		return false
+	}
+	pending, err := i.IsJobPending()
+	if err != nil {
+		return false
+	}
+	if !pending {
+		return true
+	}
+	v.dirty = true // jobs left behind: no fresh context from this instance
+	if !v.cfg.Persistent || !stopped {
+		return true
+	}
+	for k := 0; k < 100; k++ {
+		_, exc, err := i.ExecutePendingJobs(v.ctx, -1)
+		if err != nil {
+			return false
+		}
+		i.FreeValue(v.ctx, exc)
+		if pending, err := i.IsJobPending(); err == nil && !pending {
+			return true
+		}
+	}
+	return false
+}
+
+// Globals implements engine.VM.
+func (v *vm) Globals() ([]string, error) {
+	s, err := v.callString(fnGlobalsJSON, "")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	if err := json.Unmarshal([]byte(s), &names); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// Fits implements engine.VM: a wasm memory never shrinks.
+func (v *vm) Fits(limit int64) bool {
+	return v.inst.MemorySize() <= max(limit, v.d.rt.InitialMemory())
+}
+
+// Reusable implements engine.VM.
+func (v *vm) Reusable() bool {
+	return v.inst.Broken() == nil && !v.dirty &&
+		v.programs < v.d.opts.MaxPrograms &&
+		v.inst.MemorySize() <= v.d.opts.HighWaterMemory
+}
+
+// Close implements engine.VM.
+func (v *vm) Close() error { return v.inst.Close() }
+
 // callString calls prelude function fn with one string argument and
 // returns its result as a string ("" for undefined).
-func (v *vm) callString(fn int, arg string) (string, *thrown, error) {
-	i := v.inst
-	a, err := i.NewString(v.ctx, arg)
+func (v *vm) callString(fn int, arg string) (string, error) {
+	a, err := v.inst.NewString(v.ctx, arg)
 	if err != nil {
-		return "", nil, err
+		return "", v.callError(err)
 	}
-	defer i.FreeValue(v.ctx, a)
+	defer v.inst.FreeValue(v.ctx, a)
 	return v.callValue(fn, a)
 }
 
 // callValue calls prelude function fn with one value argument.
-func (v *vm) callValue(fn int, arg quickjs.Value) (string, *thrown, error) {
+func (v *vm) callValue(fn int, arg quickjs.Value) (string, error) {
 	i := v.inst
 	res, err := i.CallFunction(v.ctx, v.fns[fn], arg)
 	if err != nil {
-		return "", nil, err
+		return "", v.callError(err)
 	}
 	defer i.FreeValue(v.ctx, res)
 	exc, err := i.Exception(v.ctx, res)
 	if err != nil {
-		return "", nil, err
+		return "", v.callError(err)
 	}
 	if exc != 0 {
-		t, err := v.describe(exc)
-		i.FreeValue(v.ctx, exc)
-		return "", t, err
+		return "", v.exception(exc)
 	}
 	typ, err := i.Typeof(v.ctx, res)
 	if err != nil || typ != "string" {
-		return "", nil, err
+		return "", v.callError(err)
 	}
 	s, err := i.GetString(v.ctx, res)
-	return s, nil, err
+	if err != nil {
+		return "", v.callError(err)
+	}
+	return s, nil
 }
 
-// thrown is a JavaScript exception as the prelude's describe reports it.
-type thrown struct {
-	Name    string `json:"name"`
-	Message string `json:"message"`
-	Stack   string `json:"stack"`
-	Error   bool   `json:"error"`  // an Error instance
-	Thrown  string `json:"thrown"` // typeof a thrown primitive
-	Code    string `json:"code"`   // set when the error is a tool-call rejection
-	Info    any    `json:"info"`   // the rejection's info, if any
-	Plain   bool   `json:"plain"`  // our own message, reported as is
+// exception describes an exception value (and frees it): a Thrown, or,
+// when the memory cap was hit, a memory fault.
+func (v *vm) exception(exc quickjs.Value) error {
+	t, err := v.describe(exc)
+	v.inst.FreeValue(v.ctx, exc)
+	if err != nil {
+		return v.callError(err)
+	}
+	if v.inst.Refused() {
+		return &engine.Fault{Kind: engine.FaultMemory, Message: v.memoryMessage(""), Info: map[string]any{"error": t.Name + ": " + t.Message}}
+	}
+	return t
 }
 
 // describe reads an exception value. When even describing fails (an
 // exhausted heap, an interrupt), it falls back to JS_ToCString.
-func (v *vm) describe(exc quickjs.Value) (*thrown, error) {
+func (v *vm) describe(exc quickjs.Value) (*engine.Thrown, error) {
 	i := v.inst
-	res, err := i.CallFunction(v.ctx, v.fns[fnDescribe], exc)
+	res, err := i.CallFunction(v.ctx, v.fns[engine.EntryDescribe], exc)
 	if err != nil {
 		return nil, err
 	}
@@ -272,23 +467,58 @@ func (v *vm) describe(exc quickjs.Value) (*thrown, error) {
 		if err != nil {
 			s = "an exception that cannot be read"
 		}
-		return &thrown{Message: s}, nil
+		return &engine.Thrown{Message: s}, nil
 	}
 	s, err := i.GetString(v.ctx, res)
 	if err != nil {
 		return nil, err
 	}
-	var t thrown
-	if err := json.Unmarshal([]byte(s), &t); err != nil {
-		return nil, fmt.Errorf("wazero engine: reading an exception: %w", err)
+	return engine.ParseThrown(s)
+}
+
+// callError classifies a failed call into the instance, which is broken
+// now: it will be closed, never reused.
+func (v *vm) callError(err error) error {
+	if err == nil {
+		return nil
 	}
-	return &t, nil
+	var ce *quickjs.CallError
+	errors.As(err, &ce)
+	switch {
+	case ce != nil && ce.Kind == "stopped":
+		return &engine.Fault{Kind: engine.FaultInterrupted, Err: err}
+	case v.inst.Refused() || errors.Is(err, quickjs.ErrOutOfMemory):
+		return &engine.Fault{Kind: engine.FaultMemory, Message: v.memoryMessage("the environment was discarded"), Err: err}
+	case ce != nil && ce.Kind == "stack":
+		return &engine.Fault{Kind: engine.FaultStackOverflow, Err: err}
+	}
+	f := &engine.Fault{Kind: engine.FaultCrash, Err: err}
+	if s := strings.TrimSpace(v.inst.Stderr()); s != "" {
+		f.Info = map[string]any{"stderr": s}
+	}
+	return f
+}
+
+func (v *vm) memoryMessage(detail string) string {
+	msg := "the program exceeded its memory limit of " + formatBytes(v.limit)
+	if detail != "" {
+		msg += "; " + detail
+	}
+	return msg
+}
+
+func formatBytes(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // hostCall is the host function: programs reach Go only through it (via
 // console and tools, which the prelude built on it).
 func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
-	if id != hostFuncID || argc < 1 || v.run == nil || c != v.ctx {
+	r := v.run
+	if id != hostFuncID || argc < 1 || r == nil || c != v.ctx {
 		return 0
 	}
 	a, err := v.inst.Arg(argv, 0)
@@ -299,13 +529,35 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 	if err != nil || s == "" {
 		return 0
 	}
-	return v.run.host(s[0], s[1:])
-}
-
-// interrupt is QuickJS's interrupt handler.
-func (v *vm) interrupt() bool {
-	if v.run == nil {
-		return false
+	op, payload := s[0], s[1:]
+	switch op {
+	case 'L':
+		var m [2]string
+		if json.Unmarshal([]byte(payload), &m) == nil {
+			r.Log(m[0], m[1])
+		}
+	case 'C':
+		nl := strings.IndexByte(payload, '\n')
+		var name string
+		if nl < 0 || json.Unmarshal([]byte(payload[:nl]), &name) != nil {
+			return 0
+		}
+		val, err := v.inst.NewFloat64(v.ctx, float64(r.Call(name, json.RawMessage(payload[nl+1:]), 0)))
+		if err != nil {
+			return 0
+		}
+		return val
+	case 'D':
+		if strings.HasPrefix(payload, "e") && v.inst.Refused() {
+			// The program failed because the memory cap was hit.
+			info := map[string]any{}
+			if t, err := engine.ParseThrown(payload[1:]); err == nil {
+				info["error"] = t.Name + ": " + t.Message
+			}
+			r.Fail(&engine.Fault{Kind: engine.FaultMemory, Message: v.memoryMessage(""), Info: info})
+			return 0
+		}
+		r.Done(payload)
 	}
-	return v.run.shouldInterrupt()
+	return 0
 }

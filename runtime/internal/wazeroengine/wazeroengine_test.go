@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 func script(body string) string { return "(async function(){\n" + body + "\n})()" }
 
 // runBody runs body in a fresh per-call environment of e.
-func runBody(t testing.TB, e *Engine, body string, timeout time.Duration, opts engine.EnvOptions, call func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)) (engine.Result, time.Duration) {
+func runBody(t testing.TB, e *engine.Base, body string, timeout time.Duration, opts engine.EnvOptions, call func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)) (engine.Result, time.Duration) {
 	t.Helper()
 	env, err := e.NewEnv(context.Background(), opts)
 	if err != nil {
@@ -121,7 +121,7 @@ func TestMemoryBombsAtDefaultLimit(t *testing.T) {
 // stopped by the stop flag a grace period after the deadline; the instance
 // is discarded and the next environment works.
 func TestHardStop(t *testing.T) {
-	e := newTestEngine(t, Options{HardStopGrace: 100 * time.Millisecond})
+	e := newTestEngine(t, Options{Grace: 100 * time.Millisecond})
 	for _, body := range []string{
 		"return String(10n ** 300000n).length", // about 5 s in one built-in
 		"const a = Array.from({length: 1e6}, (_, i) => -i)\nfor (;;) a.slice().sort()",
@@ -207,7 +207,7 @@ func TestPoolReusesCleanInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-filled // the pool refilled behind envA
-	instA := envA.(*env).v.inst
+	instA := instOf(envA)
 	res := envA.Run(context.Background(), &engine.Job{Script: script("globalThis.leak = 1; return 1"), Name: "program.js", LineOffset: 1})
 	if res.Err != nil {
 		t.Fatal(res.Err)
@@ -223,7 +223,7 @@ func TestPoolReusesCleanInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer envC.Close()
-	if envC.(*env).v.inst != instA {
+	if instOf(envC) != instA {
 		t.Fatal("the released clean instance was not reused")
 	}
 	res = envC.Run(context.Background(), &engine.Job{Script: script("return typeof leak"), Name: "program.js", LineOffset: 1})
@@ -233,7 +233,7 @@ func TestPoolReusesCleanInstances(t *testing.T) {
 
 	// A timed-out instance is closed, not pooled.
 	envD, _ := e.NewEnv(context.Background(), engine.EnvOptions{})
-	instD := envD.(*env).v.inst
+	instD := instOf(envD)
 	res = envD.Run(context.Background(), &engine.Job{Script: script("for (;;) {}"), Name: "program.js", LineOffset: 1, Deadline: time.Now().Add(50 * time.Millisecond)})
 	if code(res) != errs.CodeTimeout {
 		t.Fatalf("got %v, want TIMEOUT", res.Err)
@@ -324,7 +324,7 @@ func TestReusedInstancesArePristine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen[en.(*env).v.inst]++
+		seen[instOf(en)]++
 		res := en.Run(context.Background(), &engine.Job{Name: "program.js", LineOffset: 1, Deadline: time.Now().Add(10 * time.Second),
 			Script: script(`const before = typeof [].polluted + " " + typeof polluted + " " + typeof big
 Array.prototype.polluted = 1; globalThis.polluted = 1; globalThis.big = "x".repeat(24 << 20)
@@ -342,3 +342,6 @@ return before`)})
 		t.Error("no instance served two programs; the test checks nothing")
 	}
 }
+
+// instOf is the instance behind an environment.
+func instOf(e engine.Env) *quickjs.Instance { return engine.VMOf(e).(*vm).inst }

@@ -1,0 +1,7 @@
+//go:build race
+
+package codemode
+
+// raceEnabled: under the race detector goja's heap watchdog is too slow to
+// catch a memory bomb within a test's time limit.
+const raceEnabled = true

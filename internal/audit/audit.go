@@ -1,0 +1,415 @@
+// Package audit writes the audit trail: one JSON line per call, direct or
+// nested, written before the call is reported done.
+//
+// # The line
+//
+//	{"time":"2026-12-01T10:00:00.123456Z","session":"9f2c…","agent":"session-2-9f2c…",
+//	 "client":"claude-code","callId":"mcp_7:ptc:3","parentId":"mcp_7","rootId":"mcp_7",
+//	 "caller":"program","tool":"mcp__fs__write_file","argsSha256":"…","argsBytes":48,
+//	 "rule":"rules[0]","action":"ask","reason":"writes files","approval":"allow-once",
+//	 "answeredBy":"claude-code","code":"","ms":2113.5}
+//
+// Every key is always present. caller is "model" for a direct call and
+// "program" for a nested one. argsSha256 is the SHA-256 of the arguments'
+// JSON text after redaction (see below), so it identifies a call without
+// revealing a redacted value; argsBytes is the size of the text before.
+// rule, action, reason, approval and answeredBy are what the policy wrote
+// in the call's [Note] ("" when it did not decide: a call refused before
+// the policy step, such as an unknown tool). code is the result's error
+// code, "" on success; ms the call's duration in milliseconds.
+//
+// # Redaction
+//
+// Values the redaction rules match (package internal/redact: key names at
+// any depth, or JSON pointers) are replaced before the digest is taken; the
+// policy's approval prompt uses the same rules. A cheap scan skips the
+// rewrite when no rule's name occurs in the text at all.
+//
+// # Finalization and failure
+//
+// The trail is a [tools.Middleware], the outermost: the registry finalizes
+// a call (its token, the tool/result event) only after the outermost
+// middleware returned, so a call is not reported done before its line is
+// written. The trail fails closed: a call whose line cannot be written
+// after it ran has its result withheld (DENIED, saying so), and from then
+// on (or from start-up, when the file cannot be opened) every call is
+// refused with DENIED before it runs, until the line of such a refusal is
+// written again; the error is logged. The file is rotated by lumberjack
+// (maxSizeMB, maxBackups).
+package audit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/codemode/codemode/internal/redact"
+	"github.com/codemode/codemode/tools"
+	"github.com/codemode/codemode/tools/errs"
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// Config is the "audit" object of the configuration.
+type Config struct {
+	// Path is the audit file. Required.
+	Path string
+	// MaxSizeMB is the size at which the file is rotated. If zero, 100.
+	MaxSizeMB int
+	// MaxBackups is how many rotated files are kept. If zero, 5.
+	MaxBackups int
+}
+
+// Defaults of [Config].
+const (
+	DefaultMaxSizeMB  = 100
+	DefaultMaxBackups = 5
+)
+
+// Options configures a [Trail].
+type Options struct {
+	Config
+	// Redact are the rules applied before the digest. If nil,
+	// redact.Default().
+	Redact *redact.Rules
+	// Logger receives write failures at Error. If nil, nothing is logged.
+	Logger *slog.Logger
+	// Session names the session and the client of a call's agent (the MCP
+	// front knows them). If nil, or when it returns "", the session is the
+	// agent's id and the client is "".
+	Session func(*tools.Agent) (session, client string)
+}
+
+// Trail is an open audit trail. It is safe for concurrent use.
+type Trail struct {
+	opts    Options
+	log     *slog.Logger
+	w       io.WriteCloser // a *lumberjack.Logger
+	needles []string       // lower-cased names the rules match on
+
+	broken atomic.Pointer[error] // the last write error, nil while writable
+	bufs   sync.Pool
+}
+
+// Open opens the trail at opts.Path. A file that cannot be written is not
+// an error here: it is logged, and calls are refused until it can be.
+func Open(opts Options) (*Trail, error) {
+	if opts.Path == "" {
+		return nil, errors.New("audit: no path")
+	}
+	if opts.MaxSizeMB == 0 {
+		opts.MaxSizeMB = DefaultMaxSizeMB
+	}
+	if opts.MaxBackups == 0 {
+		opts.MaxBackups = DefaultMaxBackups
+	}
+	if opts.Redact == nil {
+		opts.Redact = redact.Default()
+	}
+	t := &Trail{opts: opts, log: opts.Logger, w: &lumberjack.Logger{Filename: opts.Path, MaxSize: opts.MaxSizeMB, MaxBackups: opts.MaxBackups}}
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	for _, e := range opts.Redact.Entries() {
+		if i := strings.LastIndexByte(e, '/'); i >= 0 {
+			e = e[i+1:]
+		}
+		if e != "" {
+			t.needles = append(t.needles, strings.ToLower(e))
+		}
+	}
+	t.bufs.New = func() any { b := make([]byte, 0, 512); return &b }
+	// Open the file now, so that a bad path is logged at start-up.
+	if _, err := t.w.Write(nil); err != nil {
+		t.fail(err)
+	}
+	return t, nil
+}
+
+// Close closes the file.
+func (t *Trail) Close() error { return t.w.Close() }
+
+// fail records a write error: calls are refused until a write succeeds.
+func (t *Trail) fail(err error) {
+	if t.broken.Swap(&err) == nil {
+		t.log.Error("audit: the trail cannot be written; calls are refused until it can", slog.String("path", t.opts.Path), slog.Any("err", err))
+	}
+}
+
+// check reports why the trail cannot take a call, or nil.
+func (t *Trail) check() error {
+	if p := t.broken.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// recovered records a successful write after failures.
+func (t *Trail) recovered() {
+	if t.broken.Swap(nil) != nil {
+		t.log.Warn("audit: the trail can be written again", slog.String("path", t.opts.Path))
+	}
+}
+
+// Note is what the policy decided about one call, for its line. The
+// policy's listener and approver fill it in on the call's goroutine
+// through [NoteFrom].
+type Note struct {
+	Rule       string // "rules[2]", "default"; "" when no policy decided
+	Action     string // "allow", "deny", "ask"
+	Reason     string
+	Approval   string // for an ask: "allow-once", "allow-session", "remembered", "declined", "cancelled", "deny", "timeout", "unavailable", "error"
+	AnsweredBy string // the client's name, when a person answered
+}
+
+type noteKey struct{}
+
+// ContextWithNote returns ctx carrying n, for tests of the policy without
+// a trail.
+func ContextWithNote(ctx context.Context, n *Note) context.Context {
+	return context.WithValue(ctx, noteKey{}, n)
+}
+
+// noteCtx is a call's context with its note: one allocation for both.
+type noteCtx struct {
+	context.Context
+	note Note
+}
+
+func (c *noteCtx) Value(key any) any {
+	if key == (noteKey{}) {
+		return &c.note
+	}
+	return c.Context.Value(key)
+}
+
+// NoteFrom returns the note of the call ctx belongs to, or nil when no
+// trail is writing one.
+func NoteFrom(ctx context.Context) *Note {
+	n, _ := ctx.Value(noteKey{}).(*Note)
+	return n
+}
+
+// Middleware is the trail as a registry middleware. Add it first
+// (outermost), so that it sees every call and its final result.
+func (t *Trail) Middleware() tools.Middleware {
+	return func(next tools.Executor) tools.Executor {
+		return func(ctx context.Context, e *tools.Execution) *tools.Result {
+			nc := &noteCtx{Context: ctx}
+			note := &nc.note
+			if err := t.check(); err != nil {
+				// Refused before it runs. Writing the refusal's own line is
+				// the probe: once one is written, calls run again.
+				res := denied("the audit trail cannot be written (%v): no call runs until it can", err)
+				if t.write(e, note, res) == nil {
+					t.recovered()
+				}
+				return res
+			}
+			res := next(nc, e)
+			if err := t.write(e, note, res); err != nil {
+				t.fail(err)
+				return denied("the call ran, but its audit line could not be written (%v): its result is withheld", err)
+			}
+			return res
+		}
+	}
+}
+
+func denied(format string, args ...any) *tools.Result {
+	err := errs.Errorf(errs.CodeDenied, format, args...)
+	return &tools.Result{Content: []tools.Content{tools.Text{Text: "Error: " + err.Message}}, IsError: true, Err: err}
+}
+
+// write encodes and writes the line of one call.
+func (t *Trail) write(e *tools.Execution, n *Note, res *tools.Result) error {
+	bp := t.bufs.Get().(*[]byte)
+	b := t.appendLine((*bp)[:0], e, n, res, time.Now())
+	_, err := t.w.Write(b)
+	if cap(b) <= 64<<10 {
+		*bp = b
+		t.bufs.Put(bp)
+	}
+	return err
+}
+
+func (t *Trail) appendLine(b []byte, e *tools.Execution, n *Note, res *tools.Result, now time.Time) []byte {
+	var session, agent, client string
+	if a := e.Agent(); a != nil {
+		agent = a.ID()
+		if t.opts.Session != nil {
+			session, client = t.opts.Session(a)
+		}
+		if session == "" {
+			session = agent
+		}
+	}
+	caller := "model"
+	if !e.Parent().IsZero() {
+		caller = "program"
+	}
+	args := ""
+	if e.Resolved() {
+		args = e.ArgumentsText()
+	}
+	var code errs.Code
+	if res.Err != nil {
+		code = res.Err.Code
+	} else if res.IsError {
+		code = errs.CodeToolError
+	}
+	b = append(b, `{"time":"`...)
+	b = now.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","session":`...)
+	b = appendString(b, session)
+	b = append(b, `,"agent":`...)
+	b = appendString(b, agent)
+	b = append(b, `,"client":`...)
+	b = appendString(b, client)
+	b = append(b, `,"callId":`...)
+	b = appendString(b, e.CallID())
+	b = append(b, `,"parentId":`...)
+	b = appendString(b, e.ParentCallID())
+	b = append(b, `,"rootId":`...)
+	b = appendString(b, e.RootCallID())
+	b = append(b, `,"caller":"`...)
+	b = append(b, caller...)
+	b = append(b, `","tool":`...)
+	b = appendString(b, e.Name())
+	b = append(b, `,"argsSha256":"`...)
+	if args != "" {
+		sum := t.digest(args)
+		b = hex.AppendEncode(b, sum[:])
+	}
+	b = append(b, `","argsBytes":`...)
+	b = strconv.AppendInt(b, int64(len(args)), 10)
+	b = append(b, `,"rule":`...)
+	b = appendString(b, n.Rule)
+	b = append(b, `,"action":`...)
+	b = appendString(b, n.Action)
+	b = append(b, `,"reason":`...)
+	b = appendString(b, n.Reason)
+	b = append(b, `,"approval":`...)
+	b = appendString(b, n.Approval)
+	b = append(b, `,"answeredBy":`...)
+	b = appendString(b, n.AnsweredBy)
+	b = append(b, `,"code":`...)
+	b = appendString(b, string(code))
+	b = append(b, `,"ms":`...)
+	b = strconv.AppendFloat(b, float64(now.Sub(e.Start()).Microseconds())/1000, 'f', -1, 64)
+	b = append(b, "}\n"...)
+	return b
+}
+
+// digest is the SHA-256 of args after redaction. Redacting means
+// re-encoding the text, so it is skipped when no rule's name occurs in it
+// (an escape sequence could hide one: then it is never skipped).
+func (t *Trail) digest(args string) [sha256.Size]byte {
+	if t.mayMatch(args) {
+		return sha256.Sum256(t.opts.Redact.Apply([]byte(args)))
+	}
+	return sha256.Sum256([]byte(args))
+}
+
+func (t *Trail) mayMatch(text string) bool {
+	if len(t.needles) == 0 {
+		return false
+	}
+	if strings.Contains(text, `\u`) {
+		return true
+	}
+	for _, n := range t.needles {
+		if containsFold(text, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains the lower-case ASCII needle n,
+// ignoring ASCII case, without allocating.
+func containsFold(s, n string) bool {
+	if len(n) == 0 {
+		return true
+	}
+	first := n[0]
+	for i := 0; i+len(n) <= len(s); i++ {
+		if lower(s[i]) != first {
+			continue
+		}
+		j := 1
+		for j < len(n) && lower(s[i+j]) == n[j] {
+			j++
+		}
+		if j == len(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	const hexd = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, fmt.Sprintf(`\u%04x`, r)...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,37 @@
+// common.js: intrinsics captured before any program runs (programs may
+// overwrite the globals), and small helpers every module uses.
+//
+// goja builds built-ins lazily, on first use, and every runtime pays for
+// what the prelude touches at startup: this file touches as few as it can,
+// and classifies values by their tag rather than by their constructor.
+var g = globalThis;
+var defineProperty = Object.defineProperty;
+var getOwn = Object.getOwnPropertyDescriptor;
+var keysOf = Object.keys;
+var isArray = Array.isArray;
+var getProto = Object.getPrototypeOf;
+var setProto = Object.setPrototypeOf;
+var objectProto = Object.prototype;
+var ObjectCtor = Object, ArrayCtor = Array, ArrayProto = Array.prototype;
+var ErrorCtor = Error, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
+var jsonStringify = JSON.stringify;
+var tagOf = Object.prototype.toString;
+var errorToString = Error.prototype.toString;
+var ReflectConstruct = Reflect.construct, ReflectApply = Reflect.apply, ReflectGet = Reflect.get;
+var ProxyCtor = Proxy;
+var PromiseCtor = Promise, promiseReject = Promise.reject;
+var WeakSetCtor = WeakSet, weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
+var SymIter = Symbol.iterator;
+
+function tag(v) {
+  try { return ReflectApply(tagOf, v, []); } catch (e) { return ""; }
+}
+function isObject(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
+// install defines f as a non-enumerable method named after it.
+function install(obj, f) {
+  defineProperty(obj, f.name, { value: f, writable: true, configurable: true, enumerable: false });
+}
+function defineGlobal(name, value) {
+  defineProperty(g, name, { value: value, writable: true, configurable: true, enumerable: false });
+}
+function rejected(e) { return ReflectApply(promiseReject, PromiseCtor, [e]); }

@@ -1,0 +1,32 @@
+// globals.js: the globals the sandbox adds, withholds or hides.
+
+if (typeof g.queueMicrotask !== "function") {
+  defineGlobal("queueMicrotask", function queueMicrotask(f) {
+    if (typeof f !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
+    PromiseCtor.resolve().then(function () { f(); });
+  });
+}
+
+// Withheld function-valued globals: each says what to use instead. Timers
+// are withheld on purpose: a sleep only spends the caller's budget, and a
+// pending timer would defeat the "can never settle" check.
+var TOOLS = "call a tool instead: await tools[\"name\"](args) (list them with await tools.code_tools_list({}))";
+var withheld = {
+  require: "require() is not available in code_run programs: modules cannot be loaded; " + TOOLS,
+  importScripts: "importScripts() is not available in code_run programs: scripts cannot be loaded; " + TOOLS,
+  fetch: "fetch() is not available in code_run programs: the sandbox has no network access; " + TOOLS,
+  XMLHttpRequest: "XMLHttpRequest is not available in code_run programs: the sandbox has no network access; " + TOOLS,
+  WebSocket: "WebSocket is not available in code_run programs: the sandbox has no network access; " + TOOLS
+};
+var TIMERS = " is not available in code_run programs: there are no timers; await tool calls directly, and to repeat work use a loop";
+["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"].forEach(function (n) {
+  withheld[n] = n + "()" + TIMERS;
+});
+keysOf(withheld).forEach(function (name) {
+  var msg = withheld[name];
+  defineGlobal(name, { [name]: function () { throw new ErrorCtor(msg); } }[name]);
+});
+// Data-valued host globals stay undefined (typeof probes keep working).
+delete g.process;
+delete g.Deno;
+delete g.Bun;

@@ -1,0 +1,114 @@
+// sizes.js: size checks for the built-ins that allocate by a size the
+// program chooses, in one call that nothing interrupts (a Go allocation
+// on goja, a C loop on QuickJS): they fail at once with a RangeError
+// instead. The glue's reserve(what, bytes, buffer) returns why an
+// allocation is refused, or "". The glue adds its engine's own checks.
+//
+// Every check sizes exactly what the built-in then allocates: a value the
+// program can change between two reads (a getter, a proxy trap, valueOf,
+// toString, Symbol.toPrimitive) is read or converted once, here, and the
+// built-in receives the snapshot (a number, a string, an array the
+// program never sees), never the original.
+var MAX_LENGTH = 9007199254740991;
+
+function tooBig(what, bytes, buffer) {
+  var msg = reserve(what, bytes, buffer === true);
+  if (msg) throw new RangeErrorCtor(msg);
+}
+// toStr is ToString; a string is returned as is (a template literal
+// would copy it).
+function toStr(v) { return typeof v === "string" ? v : `${v}`; }
+// toInt is ToIntegerOrInfinity: it converts v (calling valueOf and
+// friends) exactly once.
+function toInt(v) {
+  var n = +v;
+  if (n !== n) return 0;
+  if (n === Infinity || n === -Infinity) return n;
+  n = n - n % 1;
+  return n === 0 ? 0 : n;
+}
+function toLen(v) {
+  var n = toInt(v);
+  return n <= 0 ? 0 : n > MAX_LENGTH ? MAX_LENGTH : n;
+}
+function relIdx(rel, len) {
+  if (rel < 0) return len + rel < 0 ? 0 : len + rel;
+  return rel < len ? rel : len;
+}
+// An array the program never sees: no prototype, so neither inherited
+// setters nor a Symbol.iterator; a built-in reads it as a plain array-like.
+function snapshot() { return setProto([], null); }
+
+// Proxies the program creates are remembered, so that a check can tell a
+// genuine array (whose length reads run no program code, so the built-in
+// reads what the check read) from a proxy of one.
+var proxies = null;
+function noteProxy(p) {
+  if (proxies === null) proxies = new WeakSetCtor();
+  ReflectApply(weakAdd, proxies, [p]);
+  return p;
+}
+function isGenuineArray(v) {
+  return isArray(v) && (proxies === null || !ReflectApply(weakHas, proxies, [v]));
+}
+var proxyRevocable = ProxyCtor.revocable;
+defineProperty(ProxyCtor, "revocable", {
+  value: {
+    revocable(target, handler) {
+      var r = ReflectApply(proxyRevocable, ProxyCtor, [target, handler]);
+      noteProxy(r.proxy);
+      return r;
+    }
+  }.revocable,
+  writable: true, configurable: true, enumerable: false
+});
+defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
+  __proto__: null,
+  construct: function (t, args, nt) { return noteProxy(ReflectConstruct(t, args, nt)); }
+}));
+
+// Strings are UTF-16 in the worst case: 2 bytes a character. The receiver
+// and the arguments are converted here, once; the built-in gets
+// primitives, whose conversion runs no program code.
+var repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
+install(String.prototype, {
+  repeat(count) {
+    if (this === null || this === undefined) return ReflectApply(repeatF, this, arguments);
+    var s = toStr(this), n = +count, c = toInt(n);
+    tooBig("repeat()", c > 0 && c !== Infinity ? s.length * c * 2 : 0);
+    return ReflectApply(repeatF, s, [n]);
+  }
+}.repeat);
+function pad(f, what, self, maxLength, fillString) {
+  if (self === null || self === undefined) return ReflectApply(f, self, []);
+  var s = toStr(self), n = +maxLength, fill = fillString === undefined ? undefined : toStr(fillString);
+  tooBig(what, toLen(n) * 2);
+  return ReflectApply(f, s, [n, fill]);
+}
+install(String.prototype, { padStart(maxLength) { return pad(padStartF, "padStart()", this, maxLength, arguments[1]); } }.padStart);
+install(String.prototype, { padEnd(maxLength) { return pad(padEndF, "padEnd()", this, maxLength, arguments[1]); } }.padEnd);
+
+// An array slot costs about 16 bytes. A genuine array's length is a data
+// property the built-in reads without running program code, so it gets the
+// array as is when nothing else can run program code before it reads the
+// length; anything else goes through the algorithm here, with one read.
+var fillF = ArrayProto.fill;
+install(ArrayProto, {
+  fill(value) {
+    var O = this, start = arguments[1], end = arguments[2];
+    if (O === null || O === undefined) return ReflectApply(fillF, O, arguments);
+    if (isGenuineArray(O) && !isObject(start) && !isObject(end)) {
+      tooBig("fill()", O.length * 16);
+      return ReflectApply(fillF, O, arguments);
+    }
+    O = ObjectCtor(O);
+    var len = toLen(O.length);
+    tooBig("fill()", len * 16);
+    var k = relIdx(toInt(start), len);
+    var fin = end === undefined ? len : relIdx(toInt(end), len);
+    for (; k < fin; k++) O[k] = value;
+    return O;
+  }
+}.fill);
+var joinF = ArrayProto.join, arrayFrom = ArrayCtor.from;
+var joining = snapshot(); // the array-likes being joined, for cycles (the glue's join)

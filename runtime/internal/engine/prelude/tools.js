@@ -1,0 +1,155 @@
+// tools.js: the global `tools`, the errors its bindings reject with, and
+// the entry points through which Go starts a run and reads its outcome.
+//
+// Any string property of `tools` is an async function (args) => Promise,
+// so tools["mcp__srv__my-tool.v2"] works and an unknown name still reaches
+// the registry (which answers UNKNOWN_TOOL with suggestions). Exceptions
+// keep the object sane: `then` and `toJSON` are undefined (`await tools`
+// and JSON.stringify(tools) call nothing), and the names of
+// Object.prototype members resolve to the prototype unless they are real
+// tool names. Object.keys(tools) lists the run's tools.
+//
+// A binding serialises its arguments here and hands them to the glue's
+// hostCall(name, json), which returns the call's promise (settled by Go
+// later), or undefined when the run that made the binding has ended.
+
+var toolNames = null; // the run's tool names; null: ask the glue's hostTools() each time
+var toolFns = { __proto__: null }, toolFnCount = 0;
+var objectProtoNames = {
+  __proto__: null, constructor: true, toString: true, toLocaleString: true, valueOf: true,
+  hasOwnProperty: true, isPrototypeOf: true, propertyIsEnumerable: true, ["__proto__"]: true,
+  __defineGetter__: true, __defineSetter__: true, __lookupGetter__: true, __lookupSetter__: true
+};
+var bindingErrors = null; // the Errors bindings rejected with (WeakSet, made on first use)
+
+// bindingError builds the Error a binding rejects with: message, code, and
+// info when the failure carries details.
+function bindingError(code, message, info) {
+  var err = new ErrorCtor(message);
+  err.code = code;
+  if (info !== undefined && info !== null) err.info = info;
+  if (bindingErrors === null) bindingErrors = new WeakSetCtor();
+  ReflectApply(weakAdd, bindingErrors, [err]);
+  return err;
+}
+function errorMessage(e) {
+  try { return isObject(e) && "message" in e ? String(e.message) : String(e); } catch (x) { return "an unprintable error"; }
+}
+function toolFn(name) {
+  var f = toolFns[name];
+  if (f === undefined) {
+    if (toolFnCount >= 1024) { toolFns = { __proto__: null }; toolFnCount = 0; } // names a program invented
+    f = {
+      [name]: function (args) {
+        var json;
+        try {
+          json = args === undefined ? "{}" : jsonStringify(args);
+        } catch (e) {
+          return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable: " + errorMessage(e)));
+        }
+        if (json === undefined) {
+          return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable, got " + typeof args));
+        }
+        var p = hostCall(name, json);
+        return p === undefined ? rejected(bindingError("CANCELLED", "the program that made this call has ended")) : p;
+      }
+    }[name];
+    toolFns[name] = f;
+    toolFnCount++;
+  }
+  return f;
+}
+function listTools() { return toolNames === null ? hostTools() : toolNames; }
+function knownTool(k) { return listTools().indexOf(k) >= 0; }
+// The semantics of `tools` are these traps; the glue's makeTools(traps)
+// builds the object (a Proxy over them, or an engine's native object that
+// calls them).
+var toolsTraps = {
+  __proto__: null,
+  get: function (t, k) {
+    if (typeof k !== "string") return t[k];
+    if (k === "then" || k === "toJSON") return undefined;
+    if (objectProtoNames[k] === true && !knownTool(k)) return objectProto[k];
+    return toolFn(k);
+  },
+  has: function (t, k) { return typeof k === "string" && knownTool(k); },
+  ownKeys: function () { return listTools().slice(); },
+  getOwnPropertyDescriptor: function (t, k) {
+    if (typeof k !== "string" || !knownTool(k)) return undefined;
+    return { value: toolFn(k), writable: false, enumerable: true, configurable: true };
+  },
+  set: refuse,
+  defineProperty: refuse,
+  deleteProperty: refuse
+};
+function refuse() { return false; }
+defineProperty(g, "tools", { value: makeTools(toolsTraps), writable: false, configurable: true, enumerable: false });
+
+// ---- entry points for Go ------------------------------------------------
+
+var memLimit = 256 * 1048576; // the run's memory budget (see sizes.js)
+
+// begin(names, limit) starts a run: the tools it lists (null: ask
+// hostTools() whenever a program wants them) and its budget. A glue whose
+// hostTools and reserve know the run need not call it.
+function begin(names, limit) {
+  toolNames = names;
+  memLimit = limit;
+}
+
+// describe turns a thrown value into the JSON that Go classifies
+// (engine.Thrown).
+function describe(e) {
+  var d = {};
+  try {
+    if (e instanceof ErrorCtor) {
+      d.error = true;
+      d.name = String(e.name);
+      d.message = String(e.message);
+      d.stack = typeof e.stack === "string" ? e.stack : "";
+      if (bindingErrors !== null && ReflectApply(weakHas, bindingErrors, [e])) {
+        d.code = String(e.code);
+        if (e.info !== undefined) d.info = e.info;
+      }
+    } else {
+      try { d.message = jsonStringify(e); } catch (x) {}
+      if (typeof d.message !== "string") d.message = shown(e, 1);
+      d.thrown = typeof e;
+    }
+  } catch (x) {
+    d.message = d.message || "an exception that could not be described";
+  }
+  return jsonStringify(d);
+}
+function plain(message) { return jsonStringify({ plain: true, message: message }); }
+
+// outcome encodes how the program's promise settled, for Go: "u"
+// (undefined), "v" + the value's JSON, or "e" + a description.
+function outcome(ok, v) {
+  if (!ok) return "e" + describe(v);
+  if (v === undefined) return "u";
+  if (typeof v === "function") return "e" + plain("the program returned a function, which JSON cannot represent; return data instead");
+  if (typeof v === "symbol") return "e" + plain("the program returned a symbol, which JSON cannot represent; return data instead");
+  var json;
+  try {
+    json = jsonStringify(v);
+  } catch (e) {
+    var why = errorMessage(e);
+    if (/circular|cycl/i.test(why)) return "e" + plain("the return value contains a cycle (an object that refers to itself), which JSON cannot represent: " + why);
+    if (/bigint/i.test(why)) return "e" + plain("the return value contains a BigInt, which JSON cannot represent; convert it with String() or Number(): " + why);
+    return "e" + plain("the return value cannot be converted to JSON: " + why);
+  }
+  return json === undefined ? "u" : "v" + json;
+}
+
+// globals lists the names programs added to the global object: its
+// enumerable own properties that the pristine realm lacks. Built-ins are
+// not enumerable, so only the few names a program made are visited.
+// pristine holds the realm's own enumerable names, which a glue records
+// at its end where that is cheap.
+var pristine = { __proto__: null };
+function globals() {
+  var out = [], ks = keysOf(g);
+  for (var i = 0; i < ks.length; i++) if (pristine[ks[i]] !== true) out.push(ks[i]);
+  return out.sort();
+}

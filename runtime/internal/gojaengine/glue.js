@@ -1,0 +1,247 @@
+// glue.js (goja): the natives are Go functions, passed as
+// native = [emit(level, text), reserve(what, bytes, buffer),
+// join(arrayLike, length, separator), call(name, json) → promise,
+// tools() → the run's tool names, makeTools(traps) → the global tools], and
+// goja's own size checks: goja has no per-runtime memory cap, and an
+// allocation the Go runtime cannot satisfy kills the whole process, so
+// every built-in that can allocate by a size the program sets is checked
+// here first (see also sizes.js). Iteration the program controls runs here,
+// in JavaScript, where a deadline or a memory kill can interrupt it; goja
+// iterating natively (an array iterator over a sparse array, say) cannot
+// be interrupted.
+var hostLog = native[0], reserve = native[1], joinN = native[2], hostCall = native[3], hostTools = native[4];
+// A native object that calls the traps, and keeps what get returned for
+// the rest of the run: a Proxy's get trap was the largest cost of a
+// nested call on goja.
+// (A declaration, not a var: tools.js calls it before this file runs.)
+function makeTools(traps) { return native[5](traps); }
+var glueEntries = [];
+
+var arrayValues = ArrayProto.values, valuesGuard = null;
+var ArrayBufferCtor = ArrayBuffer, isView = ArrayBuffer.isView, DataViewCtor = DataView;
+var taLength = getOwn(getProto(Uint8Array.prototype), "length").get;
+
+// Brand checks through intrinsics that refuse anything else (a proxy
+// included) without running program code or formatting the value (the
+// byteLength getter's error would stringify it: a join of a whole typed
+// array). Symbol.toStringTag can be forged.
+function isBuffer(v) {
+  try { ReflectConstruct(DataViewCtor, [v, 0, 0]); return true; } catch (e) { return false; }
+}
+function typedLength(v) {
+  if (!ReflectApply(isView, ArrayBufferCtor, [v])) return -1;
+  try { return ReflectApply(taLength, v, []); } catch (e) { return -1; } // a DataView
+}
+
+// collect runs the iteration protocol in JavaScript (see above) and
+// returns the values, mapped if mapFn is given, as a snapshot.
+var arrayIterProto = null, arrayIterNext;
+function plainArrayIteration(method) {
+  if (method !== arrayValues && method !== valuesGuard) return false; // the built-in, or its guard below
+  if (arrayIterProto === null) {
+    arrayIterProto = getProto(ReflectApply(arrayValues, [], []));
+    arrayIterNext = getOwn(arrayIterProto, "next").value;
+  }
+  return arrayIterProto.next === arrayIterNext;
+}
+function collect(items, method, mapFn, T) {
+  var vals = snapshot(), k = 0, v;
+  if (plainArrayIteration(method)) {
+    // What the built-in array iterator does, without its objects: read
+    // the length at every step, then the element. A genuine array's
+    // length is always an index; anything else's is converted.
+    if (isGenuineArray(items) && mapFn === undefined) {
+      for (; k < items.length; k++) vals[k] = items[k];
+      return vals;
+    }
+    while (k < toLen(items.length)) {
+      v = items[k];
+      vals[k] = mapFn === undefined ? v : ReflectApply(mapFn, T, [v, k]);
+      k++;
+    }
+    return vals;
+  }
+  var it = ReflectApply(method, items, []);
+  if (!isObject(it)) throw new TypeErrorCtor("the iterator is not an object");
+  var next = it.next;
+  for (;;) {
+    var r = ReflectApply(next, it, []);
+    if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
+    if (r.done) return vals;
+    v = r.value;
+    if (mapFn !== undefined) {
+      try {
+        v = ReflectApply(mapFn, T, [v, k]);
+      } catch (e) {
+        try { var ret = it["return"]; if (ret !== undefined && ret !== null) ReflectApply(ret, it, []); } catch (e2) {}
+        throw e;
+      }
+    }
+    vals[k++] = v;
+  }
+}
+// iterableOf hands a snapshot to a built-in as an iterable whose steps
+// are JavaScript.
+function iterableOf(vals) {
+  var i = 0, o = { __proto__: null };
+  var it = {
+    __proto__: null,
+    next: function () {
+      var r = { __proto__: null, value: undefined, done: i >= vals.length };
+      if (!r.done) r.value = vals[i++];
+      return r;
+    }
+  };
+  o[SymIter] = function () { return it; };
+  return o;
+}
+function iteratorOf(items) {
+  var method = items[SymIter];
+  if (method === undefined || method === null) return undefined;
+  if (typeof method !== "function") throw new TypeErrorCtor("Symbol.iterator is not a function");
+  return method;
+}
+
+// One trap serves every guarded constructor: a trap's `this` is its
+// handler, which holds the name and element size (a program never sees a
+// handler, so it cannot change them). Calls without `new` need no trap.
+// Handlers have no prototype: a proxy looks its traps up on the handler,
+// so `get` or `apply` set on Object.prototype would otherwise become
+// traps and receive the unguarded constructor.
+function constructTrap(t, args, nt) {
+  var what = "new " + this.name + "()", per = this.bytesPer, a = args[0], n;
+  if (this.buffer || !isObject(a)) {
+    // A length: ToIndex, converted here once.
+    n = args.length > 0 ? toInt(a) : 0;
+    if (args.length > 0) args[0] = n;
+    tooBig(what, n > 0 ? n * per : 0, true);
+  } else if (!isArray(a) && (n = typedLength(a)) >= 0) {
+    tooBig(what, n * per, true);
+  } else if (!isArray(a) && isBuffer(a)) {
+    // A view of an existing buffer: nothing allocated.
+  } else {
+    var method = iteratorOf(a), vals;
+    if (method !== undefined) {
+      if (isArray(a)) tooBig(what, toLen(a.length) * per);
+      vals = collect(a, method);
+    } else {
+      n = toLen(a.length);
+      tooBig(what, n * per);
+      vals = snapshot();
+      for (var k = 0; k < n; k++) vals[k] = a[k];
+    }
+    tooBig(what, vals.length * per, true);
+    args = [vals];
+  }
+  return ReflectConstruct(t, args, nt);
+}
+function guardCtor(name, bytesPer) {
+  var C = g[name];
+  if (typeof C !== "function") return;
+  var P = new ProxyCtor(C, { __proto__: null, construct: constructTrap, name: name, bytesPer: bytesPer, buffer: name === "ArrayBuffer" });
+  defineProperty(g, name, { value: P, writable: true, configurable: true, enumerable: false });
+  try { defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false }); } catch (e) {}
+}
+guardCtor("ArrayBuffer", 1);
+[["Int8Array", 1], ["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int16Array", 2], ["Uint16Array", 2],
+ ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
+ ["BigInt64Array", 8], ["BigUint64Array", 8]].forEach(function (p) { guardCtor(p[0], p[1]); });
+
+// join reads each element once and converts it once, natively, with the
+// budget checked before the result is built (goja's own join writes as it
+// reads, inside one call the heap watchdog cannot interrupt).
+install(ArrayProto, {
+  join(separator) {
+    var O = this, sep;
+    if (O === null || O === undefined) return ReflectApply(joinF, O, arguments);
+    O = ObjectCtor(O);
+    for (var i = 0; i < joining.length; i++) if (joining[i] === O) return "";
+    var len = toLen(O.length);
+    sep = separator === undefined ? "," : toStr(separator);
+    var depth = joining.length;
+    joining[depth] = O;
+    try {
+      // Native, with the budget checked before the result is built:
+      // each element is read and converted once.
+      return joinN(O, len, sep);
+    } finally {
+      joining.length = depth;
+    }
+  }
+}.join);
+
+// A sparse array's length is free (new Array(2 ** 32 - 1) holds
+// nothing) and so is an array-like's ({length: 2 ** 40}), but some
+// built-ins allocate by it in Go, where no interrupt reaches: sort() and
+// map() a slot per index at once (64 GiB: the Go runtime's out-of-memory
+// is fatal, the whole process dies), toReversed(), toSpliced(), with()
+// and a spread of the array's iterators one by one. So these refuse a
+// receiver longer than the memory budget could hold as a dense array, 16
+// bytes a slot; no working program has one. (Built-ins that only walk
+// the indices, such as indexOf or forEach on a sparse array, are left
+// as they are: each wrapper costs every runtime ~2 KB, and a walk ends by
+// itself, after the run was abandoned at its deadline.)
+// A genuine array's length is read here and by the built-in with no
+// program code in between when no argument needs converting (callbacks
+// are not converted); otherwise the length is read once here and the
+// built-in sees that length through a view of the receiver.
+var pinnedHandler = {
+  __proto__: null,
+  get: function (t, k, r) { return k === "length" ? this.len : ReflectGet(t, k, r); }
+};
+function pinned(O, len) {
+  var h = { __proto__: pinnedHandler, len: len };
+  return new ProxyCtor(O, h);
+}
+// guarded runs f, an Array.prototype built-in, after the length check.
+function guarded(f, name, O, args, callback) {
+  if (O === null || O === undefined) return ReflectApply(f, O, args);
+  var plain = callback;
+  if (!plain) {
+    plain = true;
+    for (var i = 0; i < args.length; i++) if (isObject(args[i])) { plain = false; break; }
+  }
+  if (plain && isGenuineArray(O)) {
+    if (O.length > maxDense) tooBig(name + "()", O.length * 16);
+    return ReflectApply(f, O, args);
+  }
+  O = ObjectCtor(O);
+  var len = toLen(O.length);
+  if (len > maxDense) tooBig(name + "()", len * 16);
+  return ReflectApply(f, pinned(O, len), args);
+}
+// Below this length nothing is checked: 2^16 slots are 1 MiB at most.
+var maxDense = 65536;
+var AP = ArrayProto;
+var mapF = AP.map; AP.map = function map() { return guarded(mapF, "map", this, arguments, true); };
+var sortF = AP.sort; AP.sort = function sort() { return guarded(sortF, "sort", this, arguments, true); };
+var toReversedF = AP.toReversed; AP.toReversed = function toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); };
+var keysF = AP.keys; AP.keys = function keys() { return guarded(keysF, "keys", this, arguments, true); };
+var valuesF = AP.values; AP.values = function values() { return guarded(valuesF, "values", this, arguments, true); };
+var entriesF = AP.entries; AP.entries = function entries() { return guarded(entriesF, "entries", this, arguments, true); };
+var toSplicedF = AP.toSpliced; AP.toSpliced = function toSpliced() { return guarded(toSplicedF, "toSpliced", this, arguments, false); };
+var withF = AP.with; AP.with = { with() { return guarded(withF, "with", this, arguments, false); } }.with;
+valuesGuard = AP.values;
+AP[SymIter] = valuesGuard;
+install(ArrayCtor, {
+  from(items) {
+    var C = this, mapFn = arguments[1], T = arguments[2], vals;
+    if (mapFn !== undefined && typeof mapFn !== "function") throw new TypeErrorCtor("Array.from: the map function is not a function");
+    if (items === null || items === undefined) return ReflectApply(arrayFrom, C, arguments);
+    var method = iteratorOf(items);
+    if (method !== undefined) {
+      var n = typeof items === "string" ? items.length : isArray(items) ? toLen(items.length) : isObject(items) ? typedLength(items) : 0;
+      tooBig("Array.from()", n * 16);
+      vals = collect(items, method, mapFn, T);
+    } else {
+      var O = ObjectCtor(items), len = toLen(O.length);
+      tooBig("Array.from()", len * 16);
+      vals = snapshot();
+      for (var k = 0; k < len; k++) vals[k] = mapFn === undefined ? O[k] : ReflectApply(mapFn, T, [O[k], k]);
+    }
+    if (C === ArrayCtor) return setProto(vals, ArrayProto);
+    // Another constructor: the built-in creates the result, from the
+    // snapshot.
+    return ReflectApply(arrayFrom, C, [method !== undefined ? iterableOf(vals) : vals]);
+  }
+}.from);

@@ -1,0 +1,499 @@
+package gojaengine
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/tools/errs"
+)
+
+//go:embed glue.js
+var glue string
+
+var (
+	preludeOnce sync.Once
+	preludePrg  *goja.Program
+	warmPrg     *goja.Program
+	preludeErr  error
+)
+
+// compiledPrelude compiles the sandbox prelude once; every runtime runs
+// the same immutable Program.
+func compiledPrelude() (*goja.Program, error) {
+	preludeOnce.Do(func() {
+		preludePrg, preludeErr = goja.Compile(engine.PreludeName, engine.Prelude(glue), true)
+		if preludeErr == nil {
+			warmPrg, preludeErr = goja.Compile("codemode:warm", warmSource, false)
+		}
+	})
+	return preludePrg, preludeErr
+}
+
+// warmSource builds, in a pooled runtime, the lazily created built-ins that
+// every program needs (async functions, promises and their jobs), so that
+// the program does not pay for them on the request path. Nothing else is
+// built ahead: most programs never touch most built-ins.
+const warmSource = "(async function(){ await null })()"
+
+var (
+	errSourceMapFiles = errors.New("source maps are only read from data: URLs")
+	errNoReset        = errors.New("goja engine: a runtime cannot be reset")
+	errInterrupted    = errors.New("goja engine: interrupted")
+)
+
+// denySourceMapFiles keeps a `//# sourceMappingURL=/path` comment (in a
+// script or an eval'd string) from making goja read a file: /dev/zero would
+// hang it and exhaust memory. Inline data: maps never reach a loader.
+func denySourceMapFiles(string) ([]byte, error) { return nil, errSourceMapFiles }
+
+// vm is one goja runtime with the prelude installed. It implements
+// engine.VM.
+type vm struct {
+	d   *driver
+	rt  *goja.Runtime
+	fns [engine.EntryGlue]goja.Callable
+	cfg engine.VMConfig
+
+	// The run in progress, between Begin and End.
+	run      *engine.Run
+	w        *watched          // the memory guard's record of it
+	pending  []resolvers       // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
+	promise  *goja.Promise     // the program's, until its outcome is reported
+	names    goja.Value        // the run's tool names as a JS array, made on demand
+	tools    *toolsObject      // the global tools
+	bufBytes float64           // bytes of buffers the run allocated (see reserve)
+	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
+	frames   []goja.StackFrame // scratch for callLine
+}
+
+type resolvers struct{ resolve, reject func(any) error }
+
+var _ engine.VM = (*vm)(nil)
+
+// newVM makes a runtime with the sandbox surface installed.
+func (d *driver) newVM() (*vm, error) {
+	prg, err := compiledPrelude()
+	if err != nil {
+		return nil, err
+	}
+	rt := goja.New()
+	rt.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
+	v := &vm{d: d, rt: rt}
+
+	setup, err := rt.RunProgram(prg)
+	if err != nil {
+		return nil, fmt.Errorf("goja engine: running the prelude: %w", err)
+	}
+	fn, ok := goja.AssertFunction(setup)
+	if !ok {
+		return nil, errors.New("goja engine: the prelude is not a function")
+	}
+	rangeError := rt.GlobalObject().Get("RangeError")
+	natives := rt.NewArray(
+		func(c goja.FunctionCall) goja.Value { // emit(level, text)
+			if r := v.run; r != nil {
+				r.Log(c.Argument(0).String(), c.Argument(1).String())
+			}
+			return goja.Undefined()
+		},
+		func(c goja.FunctionCall) goja.Value { // reserve(what, bytes, buffer)
+			return rt.ToValue(v.reserve(c.Argument(0).String(), c.Argument(1).ToFloat(), c.Argument(2).ToBoolean()))
+		},
+		func(c goja.FunctionCall) goja.Value { // join(arrayLike, length, separator)
+			return v.join(c.Argument(0).ToObject(rt), c.Argument(1).ToInteger(), c.Argument(2), rangeError)
+		},
+		v.call, // call(name, json)
+		func(goja.FunctionCall) goja.Value { // tools(): the run's tool names
+			if v.names == nil {
+				names := []string(nil)
+				if v.run != nil {
+					names = v.run.Job().Tools
+				}
+				vals := make([]any, len(names))
+				for i, n := range names {
+					vals[i] = n
+				}
+				v.names = rt.NewArray(vals...)
+			}
+			return v.names
+		},
+		func(c goja.FunctionCall) goja.Value { // makeTools(traps)
+			return v.makeTools(c.Argument(0).ToObject(rt))
+		},
+	)
+	entries, err := fn(goja.Undefined(), natives)
+	if err != nil {
+		return nil, fmt.Errorf("goja engine: running the prelude: %w", err)
+	}
+	eo := entries.ToObject(rt)
+	for k := range v.fns {
+		if v.fns[k], ok = goja.AssertFunction(eo.Get(strconv.Itoa(k))); !ok {
+			return nil, fmt.Errorf("goja engine: prelude entry %d is not a function", k)
+		}
+	}
+	if err := v.gateEval(); err != nil {
+		return nil, fmt.Errorf("goja engine: gating eval: %w", err)
+	}
+	if _, err := rt.RunProgram(warmPrg); err != nil {
+		return nil, fmt.Errorf("goja engine: warming the runtime: %w", err)
+	}
+	return v, nil
+}
+
+// call is the native behind every binding: it starts the nested call and
+// returns the promise Settle will settle, or undefined when no run is in
+// progress (a binding kept by a program and called after its run).
+func (v *vm) call(c goja.FunctionCall) goja.Value {
+	r := v.run
+	if r == nil {
+		return goja.Undefined()
+	}
+	name, args := c.Argument(0).String(), c.Argument(1).String()
+	p, resolve, reject := v.rt.NewPromise()
+	if id := r.Call(name, json.RawMessage(args), v.callLine(r.Job())); id == len(v.pending)+1 {
+		v.pending = append(v.pending, resolvers{resolve, reject})
+	} else {
+		panic(fmt.Sprintf("goja engine: call id %d out of order (%d pending)", id, len(v.pending)))
+	}
+	return v.rt.ToValue(p)
+}
+
+// Configure implements engine.VM.
+func (v *vm) Configure(c engine.VMConfig) error {
+	v.cfg = c
+	v.rt.SetMaxCallStackSize(c.MaxStackDepth)
+	return nil
+}
+
+// Begin implements engine.VM.
+func (v *vm) Begin(r *engine.Run) error {
+	v.run = r
+	v.names = nil
+	v.bufBytes = 0
+	if v.tools != nil {
+		clear(v.tools.got) // get's answers depend on the run's tools
+	}
+	v.w = v.d.guard.add(r, v.cfg.MemoryLimit)
+	// No call of the prelude's begin: the natives behind hostTools and
+	// reserve read the run from v, and the tool names reach JavaScript
+	// only if the program asks for them.
+	return nil
+}
+
+// Eval implements engine.VM.
+func (v *vm) Eval(script, name string) error {
+	prg, err := v.d.compile(name, script)
+	if err != nil {
+		return err
+	}
+	v.w.enterJS()
+	val, err := v.rt.RunProgram(prg)
+	v.w.leaveJS()
+	if err != nil {
+		return v.vmError(err)
+	}
+	if o, ok := val.(*goja.Object); ok {
+		if p, ok := o.Export().(*goja.Promise); ok {
+			v.promise = p
+			return v.report()
+		}
+	}
+	return v.done(true, val)
+}
+
+// RunJobs implements engine.VM: goja runs promise jobs whenever Go's
+// call into JavaScript returns, so this only reports a settled program.
+func (v *vm) RunJobs() error { return v.report() }
+
+// report reports the program's outcome once its promise has settled.
+func (v *vm) report() error {
+	p := v.promise
+	if p == nil {
+		return nil
+	}
+	switch p.State() {
+	case goja.PromiseStateFulfilled:
+		v.promise = nil
+		return v.done(true, p.Result())
+	case goja.PromiseStateRejected:
+		v.promise = nil
+		return v.done(false, p.Result())
+	}
+	return nil
+}
+
+// done hands the program's outcome, encoded by the prelude, to the run.
+func (v *vm) done(ok bool, val goja.Value) error {
+	if val == nil {
+		val = goja.Undefined()
+	}
+	v.w.enterJS()
+	s, err := v.fns[engine.EntryOutcome](goja.Undefined(), v.rt.ToValue(ok), val)
+	v.w.leaveJS()
+	if err != nil {
+		return v.vmError(err)
+	}
+	v.run.Done(s.String())
+	return nil
+}
+
+// Settle implements engine.VM. Results are decoded straight into goja
+// values (see jsonvalue.go); goja runs the promise jobs as each promise
+// settles, so this is where the program continues after an await.
+func (v *vm) Settle(batch []engine.Settlement) error {
+	for _, s := range batch {
+		if s.ID < 1 || s.ID > len(v.pending) || v.pending[s.ID-1].resolve == nil {
+			continue
+		}
+		rv := v.pending[s.ID-1]
+		v.pending[s.ID-1] = resolvers{}
+		var err error
+		v.w.enterJS()
+		switch {
+		case s.Err != nil:
+			err = v.reject(rv, s.Err)
+		case len(s.Value) == 0:
+			err = rv.resolve(goja.Undefined())
+		default:
+			val, derr := decodeJSON(v.rt, string(s.Value))
+			if derr != nil {
+				err = v.reject(rv, engine.InvalidResult(s.Name, derr))
+			} else {
+				err = rv.resolve(val)
+			}
+		}
+		v.w.leaveJS()
+		if err != nil {
+			return v.vmError(err)
+		}
+	}
+	return nil
+}
+
+// reject rejects a binding's promise with the prelude's bindingError.
+func (v *vm) reject(rv resolvers, e *errs.Error) error {
+	info := goja.Undefined()
+	if len(e.Info) > 0 {
+		if b, err := json.Marshal(e.Info); err == nil {
+			if iv, err := decodeJSON(v.rt, string(b)); err == nil {
+				info = iv
+			}
+		}
+	}
+	obj, err := v.fns[engine.EntryBindingError](goja.Undefined(), v.rt.ToValue(string(e.Code)), v.rt.ToValue(e.Error()), info)
+	if err != nil {
+		return err
+	}
+	return rv.reject(obj)
+}
+
+// Interrupt implements engine.VM.
+func (v *vm) Interrupt() { v.rt.Interrupt(errInterrupted) }
+
+// HardStop implements engine.VM: goja cannot stop a built-in, so the
+// engine abandons the VM instead.
+func (v *vm) HardStop() {}
+
+// End implements engine.VM. A VM unwound by an uncatchable error, or
+// killed by the memory guard (whose memory its globals may hold), does not
+// run again.
+func (v *vm) End(stopped bool) bool {
+	v.rt.ClearInterrupt() // a kill that raced with the end of the run
+	memKilled := false
+	if v.w != nil {
+		memKilled = v.d.guard.remove(v.w)
+	}
+	v.run, v.w, v.promise, v.names = nil, nil, nil, nil
+	clear(v.pending)
+	v.pending = v.pending[:0]
+	return !v.abrupt && !memKilled
+}
+
+// Globals implements engine.VM: the list the prelude's globals() makes,
+// read from Go, which costs half as much (a goja realm has no enumerable
+// globals of its own, so every enumerable one is a program's).
+func (v *vm) Globals() ([]string, error) {
+	return v.rt.GlobalObject().Keys(), nil
+}
+
+// Fits implements engine.VM: goja's memory is the process heap.
+func (v *vm) Fits(int64) bool { return true }
+
+// Reusable implements engine.VM: a goja realm cannot be made pristine
+// again cheaply, so a released runtime is dropped.
+func (v *vm) Reusable() bool { return false }
+
+// Close implements engine.VM; the runtime is garbage once dropped.
+func (v *vm) Close() error { return nil }
+
+// vmError maps an error out of goja to a Thrown or a Fault.
+func (v *vm) vmError(err error) error {
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	var ex *goja.Exception
+	switch {
+	case errors.As(err, &ie):
+		// goja leaves a VM whose run was aborted by an uncatchable error
+		// with a stale call stack: later runs never execute promise jobs.
+		v.abrupt = true
+		return &engine.Fault{Kind: engine.FaultInterrupted, Err: err}
+	case errors.As(err, &so):
+		v.abrupt = true
+		return &engine.Fault{Kind: engine.FaultStackOverflow, Stack: so.String(), Err: err}
+	case errors.As(err, &ex):
+		return v.describe(ex.Value())
+	}
+	return err
+}
+
+// describe turns an exception value into a Thrown, through the prelude.
+func (v *vm) describe(exc goja.Value) error {
+	s, err := v.fns[engine.EntryDescribe](goja.Undefined(), exc)
+	if err != nil {
+		var ex *goja.Exception
+		if errors.As(err, &ex) {
+			return &engine.Thrown{Message: exc.String()}
+		}
+		return v.vmError(err)
+	}
+	t, err := engine.ParseThrown(s.String())
+	if err != nil {
+		return err
+	}
+	return t
+}
+
+// syntaxError maps a parse or compile error of a script to the Thrown of
+// a SyntaxError at its position in the script.
+func syntaxError(err error) error {
+	t := &engine.Thrown{Name: "SyntaxError", IsError: true, Message: err.Error()}
+	var list parser.ErrorList
+	var ce *goja.CompilerSyntaxError
+	switch {
+	case errors.As(err, &list) && len(list) > 0:
+		t.Line, t.Column, t.Message = list[0].Position.Line, list[0].Position.Column, list[0].Message
+	case errors.As(err, &ce):
+		if ce.File != nil {
+			p := ce.File.Position(ce.Offset)
+			t.Line, t.Column = p.Line, p.Column
+		}
+		t.Message = ce.Message
+	}
+	if t.Line < 1 {
+		t.Line = 1
+	}
+	return t
+}
+
+// reserve checks an allocation a built-in is about to make against the
+// run's budget and returns why it is refused, or "". Buffers (ArrayBuffer,
+// typed arrays) also count cumulatively over the run, up to twice the
+// budget.
+func (v *vm) reserve(what string, bytes float64, buffer bool) string {
+	limit := float64(v.cfg.MemoryLimit)
+	if v.cfg.MemoryLimit <= 0 {
+		return "" // the prelude, before any budget is set
+	}
+	if bytes > limit {
+		return fmt.Sprintf("%s would need %.0f MiB, over the program's memory budget of %.0f MiB", what, bytes/(1<<20), limit/(1<<20))
+	}
+	if buffer && v.run != nil && bytes > 0 {
+		v.bufBytes += bytes
+		if v.bufBytes > 2*limit {
+			return fmt.Sprintf("%s: the program's buffers total %.0f MiB, over twice its memory budget of %.0f MiB", what, v.bufBytes/(1<<20), limit/(1<<20))
+		}
+	}
+	return ""
+}
+
+// toolsObject is the global `tools` on goja: a native object that calls
+// the prelude's traps (tools.js), so the semantics stay the prelude's, and
+// remembers get's answers for the run.
+type toolsObject struct {
+	v              *vm
+	get, has, keys goja.Callable
+	got            map[string]goja.Value
+}
+
+func (v *vm) makeTools(traps *goja.Object) goja.Value {
+	t := &toolsObject{v: v, got: map[string]goja.Value{}}
+	for name, f := range map[string]*goja.Callable{"get": &t.get, "has": &t.has, "ownKeys": &t.keys} {
+		fn, ok := goja.AssertFunction(traps.Get(name))
+		if !ok {
+			panic(v.rt.NewTypeError("tools: no " + name + " trap"))
+		}
+		*f = fn
+	}
+	v.tools = t
+	return v.rt.NewDynamicObject(t)
+}
+
+// call calls a trap; an exception (an interrupt) propagates to the
+// program as goja propagates a panic of a native object.
+func (t *toolsObject) call(f goja.Callable, args ...goja.Value) goja.Value {
+	val, err := f(goja.Undefined(), args...)
+	if err != nil {
+		panic(err)
+	}
+	return val
+}
+
+func (t *toolsObject) Get(key string) goja.Value {
+	if val, ok := t.got[key]; ok {
+		return val
+	}
+	val := t.call(t.get, goja.Undefined(), t.v.rt.ToValue(key))
+	if val == nil || goja.IsUndefined(val) {
+		val = nil
+	}
+	if len(t.got) >= 1024 { // names a program invented
+		clear(t.got)
+	}
+	t.got[key] = val
+	return val
+}
+
+func (t *toolsObject) Has(key string) bool {
+	return t.call(t.has, goja.Undefined(), t.v.rt.ToValue(key)).ToBoolean()
+}
+
+func (t *toolsObject) Keys() []string {
+	list, _ := t.call(t.keys).Export().([]any)
+	out := make([]string, 0, len(list))
+	for _, k := range list {
+		if s, ok := k.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (t *toolsObject) Set(string, goja.Value) bool { return false }
+func (t *toolsObject) Delete(string) bool          { return false }
+
+// callLine is the line of the user's program that is calling a binding now
+// (the first frame of the program's below the binding's own and the
+// prelude's), or 0 when that code is not the program's (eval, the
+// prelude).
+func (v *vm) callLine(j *engine.Job) int {
+	v.frames = v.rt.CaptureCallStack(4, v.frames[:0])
+	for i := range v.frames {
+		f := &v.frames[i]
+		if n := f.SrcName(); n != j.Name && !strings.HasSuffix(n, ".ts") {
+			continue
+		}
+		if line := f.Position().Line - j.LineOffset; line >= 1 && (j.SourceLines == 0 || line <= j.SourceLines) {
+			return line
+		}
+	}
+	return 0
+}

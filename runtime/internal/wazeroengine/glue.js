@@ -1,0 +1,112 @@
+// glue.js (wazero): QuickJS reaches Go through one host function,
+// native(op + payload), whose ops are
+//
+//   "L" + JSON [level, text]                 a console line
+//   "C" + JSON name + "\n" + JSON arguments  a nested call: returns its id,
+//                                            or undefined after the run
+//   "D" + outcome                            the program settled
+//
+// Go calls in with strings (JSON), through glueEntries.
+var parse = JSON.parse;
+var MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
+var then = Promise.prototype.then, promiseResolve = Promise.resolve;
+var pending = new MapCtor(); // call id → [resolve, reject]
+
+function hostLog(level, text) { native("L" + jsonStringify([level, text])); }
+function hostCall(name, json) {
+  var id = native("C" + jsonStringify(name) + "\n" + json);
+  if (id === undefined) return undefined;
+  return new PromiseCtor(function (res, rej) { ReflectApply(mapSet, pending, [id, [res, rej]]); });
+}
+function hostTools() { return []; } // begin always has them
+function makeTools(traps) { return new ProxyCtor({}, traps); }
+// The wasm memory is capped exactly; these checks only make a built-in
+// that loops in C over a huge length fail at once rather than at the cap
+// (QuickJS polls its interrupt handler only between bytecodes).
+// The refusal is worded as goja's (gojaengine's reserve).
+function reserve(what, bytes) {
+  if (bytes <= memLimit) return "";
+  return what + " would need " + Math.round(bytes / 1048576) + " MiB, over the program's memory budget of " + Math.round(memLimit / 1048576) + " MiB";
+}
+
+install(ArrayProto, {
+  join(separator) {
+    var O = this, sep;
+    if (O === null || O === undefined) return ReflectApply(joinF, O, arguments);
+    if (isGenuineArray(O) && !isObject(separator)) {
+      sep = separator === undefined ? "," : toStr(separator);
+      tooBig("join()", O.length * sep.length * 2);
+      return ReflectApply(joinF, O, [sep]);
+    }
+    O = ObjectCtor(O);
+    for (var i = 0; i < joining.length; i++) if (joining[i] === O) return "";
+    var len = toLen(O.length);
+    sep = separator === undefined ? "," : toStr(separator);
+    tooBig("join()", len * (16 + sep.length * 2));
+    var parts = snapshot(), depth = joining.length;
+    joining[depth] = O;
+    try {
+      for (var k = 0; k < len; k++) {
+        var e = O[k];
+        parts[k] = e === undefined || e === null ? "" : toStr(e);
+      }
+    } finally {
+      joining.length = depth;
+    }
+    return ReflectApply(joinF, parts, [sep]);
+  }
+}.join);
+install(ArrayCtor, {
+  from(items) {
+    if (!isObject(items)) return ReflectApply(arrayFrom, this, arguments);
+    var method = items[SymIter];
+    if (method !== undefined && method !== null) {
+      if (isGenuineArray(items)) tooBig("Array.from()", items.length * 16);
+      // The built-in iterates, with the method read here.
+      var it = { __proto__: null, [SymIter]() { return ReflectApply(method, items, []); } };
+      return ReflectApply(arrayFrom, this, [it, arguments[1], arguments[2]]);
+    }
+    var len = toLen(items.length);
+    tooBig("Array.from()", len * 16);
+    var snap = snapshot();
+    for (var k = 0; k < len; k++) snap[k] = items[k];
+    return ReflectApply(arrayFrom, this, [snap, arguments[1], arguments[2]]);
+  }
+}.from);
+
+// The realm is complete (the rest only defines functions): what
+// globals() leaves out. (goja skips this: it would build every lazily
+// created built-in, and a goja realm has no enumerable globals.)
+keysOf(g).forEach(function (k) { pristine[k] = true; });
+
+var glueEntries = [
+  // beginJSON(JSON {tools, limit}): begin, and forget the last run's calls.
+  function beginJSON(config) {
+    var c = parse(config);
+    pending = new MapCtor();
+    begin(c.tools, c.limit);
+  },
+  // watch(value): report how the program's promise settles (a value that
+  // is not a promise settles with itself).
+  function watch(p) {
+    ReflectApply(then, ReflectApply(promiseResolve, PromiseCtor, [p]), [
+      function (v) { native("D" + outcome(true, v)); },
+      function (e) { native("D" + outcome(false, e)); }
+    ]);
+  },
+  // settle(JSON batch): [[id, 1, value] resolve, [id, 2] resolve
+  // undefined, [id, 0, {code, message, info}] reject].
+  function settle(batch) {
+    var results = parse(batch);
+    for (var i = 0; i < results.length; i++) {
+      var r = results[i];
+      var p = ReflectApply(mapGet, pending, [r[0]]);
+      if (p === undefined) continue;
+      ReflectApply(mapDelete, pending, [r[0]]);
+      if (r[1] === 1) p[0](r[2]);
+      else if (r[1] === 2) p[0](undefined);
+      else p[1](bindingError(r[2].code, r[2].message, r[2].info));
+    }
+  },
+  function globalsJSON() { return jsonStringify(globals()); }
+];
