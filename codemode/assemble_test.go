@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode/codemode/internal/golden"
+	"github.com/codemode/codemode/internal/dev/golden"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"

@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/codemode/codemode/internal/fakemcp"
-	"github.com/codemode/codemode/internal/fixture"
-	"github.com/codemode/codemode/internal/front"
+	"github.com/codemode/codemode/internal/dev/fakemcp"
+	"github.com/codemode/codemode/internal/dev/fixture"
+	"github.com/codemode/codemode/internal/edge/front"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
@@ -118,7 +118,7 @@ func newLogger(w io.Writer, verbose bool) (*slog.Logger, func()) {
 	}
 	enc := zap.NewDevelopmentEncoderConfig()
 	enc.TimeKey = "" // deterministic, and the client stamps times anyway
-	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), level)
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), level)
 	lg := zap.New(core)
 	return slog.New(zapslog.NewHandler(core)), func() { _ = lg.Sync() }
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codemode/codemode/internal/bench"
+	"github.com/codemode/codemode/internal/dev/bench"
 )
 
 func cmdBench(ctx context.Context, env *cliEnv, args []string) int {

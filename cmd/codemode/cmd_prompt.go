@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/internal/front"
+	"github.com/codemode/codemode/internal/edge/front"
+	"github.com/codemode/codemode/internal/edge/upstream"
 	"github.com/codemode/codemode/internal/tokens"
-	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

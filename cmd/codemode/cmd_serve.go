@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/config"
-	"github.com/codemode/codemode/internal/front"
-	"github.com/codemode/codemode/internal/httpfence"
+	"github.com/codemode/codemode/internal/edge/front"
+	"github.com/codemode/codemode/internal/edge/httpfence"
 	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"

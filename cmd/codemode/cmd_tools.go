@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/internal/upstream"
+	"github.com/codemode/codemode/internal/edge/upstream"
 	"github.com/codemode/codemode/tools"
 )
 

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codemode/codemode/internal/front"
-	"github.com/codemode/codemode/internal/httpfence"
-	"github.com/codemode/codemode/internal/upstream"
+	"github.com/codemode/codemode/internal/edge/front"
+	"github.com/codemode/codemode/internal/edge/httpfence"
+	"github.com/codemode/codemode/internal/edge/upstream"
 )
 
 // httpRoutes are what `serve --listen` serves beside /mcp, behind the same

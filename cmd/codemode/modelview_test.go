@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode/codemode/internal/fixture"
+	"github.com/codemode/codemode/internal/dev/fixture"
 )
 
 // The command-level tests of issue 12: a configured server that fails is
@@ -28,7 +28,7 @@ func brokenConfig(t *testing.T) string {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "codemode.json")
 	writeJSON(t, cfg, map[string]any{"mcpServers": map[string]any{
-		"fake":   map[string]any{"fixture": filepath.Join(repoRoot(t), "internal", "fakemcp", "builtin.txtar")},
+		"fake":   map[string]any{"fixture": filepath.Join(repoRoot(t), "internal", "dev", "fakemcp", "builtin.txtar")},
 		"github": map[string]any{"command": "sh", "args": []string{"-c", "echo '" + tokenError + "' >&2; exit 1"}},
 	}})
 	return cfg
@@ -97,7 +97,7 @@ func TestServeSaysItServesTheDemo(t *testing.T) {
 	}
 	// With a config, nothing of the kind.
 	cfg := filepath.Join(dir, "codemode.json")
-	writeJSON(t, cfg, map[string]any{"mcpServers": map[string]any{"fake": map[string]any{"fixture": filepath.Join(repoRoot(t), "internal", "fakemcp", "builtin.txtar")}}})
+	writeJSON(t, cfg, map[string]any{"mcpServers": map[string]any{"fake": map[string]any{"fixture": filepath.Join(repoRoot(t), "internal", "dev", "fakemcp", "builtin.txtar")}}})
 	stderr.Reset()
 	cmd = exec.CommandContext(ctx, binary, "serve")
 	cmd.Dir, cmd.Stdin, cmd.Stderr = dir, strings.NewReader(""), &stderr

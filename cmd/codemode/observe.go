@@ -9,10 +9,10 @@ import (
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/config"
-	"github.com/codemode/codemode/internal/front"
+	"github.com/codemode/codemode/internal/edge/front"
+	"github.com/codemode/codemode/internal/edge/upstream"
 	"github.com/codemode/codemode/internal/runview"
 	"github.com/codemode/codemode/internal/telemetry"
-	"github.com/codemode/codemode/internal/upstream"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode/codemode/internal/fixture"
-	"github.com/codemode/codemode/internal/golden"
+	"github.com/codemode/codemode/internal/dev/fixture"
+	"github.com/codemode/codemode/internal/dev/golden"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
 )
@@ -104,7 +104,7 @@ func TestPromptGolden(t *testing.T) {
 	dir := t.TempDir()
 	fakeCfg := filepath.Join(dir, "fake.json")
 	writeJSON(t, fakeCfg, map[string]any{"mcpServers": map[string]any{
-		"fake": map[string]any{"fixture": filepath.Join(repoRoot(t), "internal", "fakemcp", "builtin.txtar")},
+		"fake": map[string]any{"fixture": filepath.Join(repoRoot(t), "internal", "dev", "fakemcp", "builtin.txtar")},
 	}})
 	cases := []struct {
 		name string

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/internal/upstream"
+	"github.com/codemode/codemode/internal/edge/upstream"
 )
 
 // A configured server that failed must not go unnoticed: `codemode tools`

@@ -16,7 +16,7 @@
 //	}
 //
 // A server has exactly one of command (stdio), url (streamable HTTP) and
-// fixture (a recording, served in process; see internal/fixture); "type"
+// fixture (a recording, served in process; see internal/dev/fixture); "type"
 // ("stdio", "http" or "streamable-http") is optional and, when present,
 // must agree. A relative fixture path is taken from the directory of the
 // config file ([Load]). Durations are Go duration strings ("30s", "1m30s")
@@ -76,7 +76,7 @@ const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http" // streamable HTTP; "streamable-http" in a file means the same
 	// TransportFixture is a recording served in process (the "fixture"
-	// key); see internal/fixture.
+	// key); see internal/dev/fixture.
 	TransportFixture = "fixture"
 )
 
@@ -99,7 +99,7 @@ type Server struct {
 	URL     string
 	Headers map[string]string
 
-	// Fixture is the path of a recording (package internal/fixture)
+	// Fixture is the path of a recording (package internal/dev/fixture)
 	// served in process instead of a server: no child process, no
 	// network. [Load] makes a relative path relative to the config file.
 	Fixture string

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/codemode/codemode/internal/upstream"
+	"github.com/codemode/codemode/internal/edge/upstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode/codemode/codemode"
-	"github.com/codemode/codemode/internal/upstream"
+	"github.com/codemode/codemode/internal/edge/upstream"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
