@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/dev/bench"
+	"github.com/codemode/codemode/runtime"
 )
 
 func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
@@ -47,12 +48,12 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "codemode bench: "+format+"\n", a...)
 		return exitUsage
 	}
-	switch engine {
-	case "all", "":
-	case "goja", "wazero":
+	switch {
+	case engine == "all" || engine == "":
+	case runtime.KnownEngine(engine):
 		opts.Engines = []string{engine}
 	default:
-		return usageErr("--engine: %q is not an engine (want goja, wazero or all)", engine)
+		return usageErr("--engine: %q is not an engine (want %s or all)", engine, strings.Join(runtime.Engines(), ", "))
 	}
 	switch mode {
 	case "all", "":

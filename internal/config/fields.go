@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/policy"
+	"github.com/codemode/codemode/runtime"
 )
 
 // The keys of an object of the file — a server entry, the codemode section
@@ -162,7 +165,7 @@ var serverFields = []field[Server]{
 }
 
 var codeModeFields = []field[CodeMode]{
-	{key: "engine", kind: kString, empty: `(want one of the engines: "goja", "wazero")`, at: func(c *CodeMode) any { return &c.Engine }, help: `the sandbox: "goja" or "wazero"`},
+	{key: "engine", kind: kString, empty: "(want one of the engines: " + quoted(runtime.Engines(), ", ") + ")", at: func(c *CodeMode) any { return &c.Engine }, help: "the sandbox: " + quoted(runtime.Engines(), " or ")},
 	{key: "mode", kind: kString, empty: `(want "per-call" or "persistent-in-memory")`, at: func(c *CodeMode) any { return &c.Mode },
 		help: `"per-call" (a fresh environment per program) or "persistent-in-memory" (one per agent, like a REPL)`},
 	{key: "timeout", kind: kDuration, at: func(c *CodeMode) any { return &c.Timeout }, help: "wall-clock limit of one program, parsing included (default 30s)"},
@@ -436,4 +439,14 @@ func readTransport(p *parser, raw json.RawMessage, path string, s *Server) {
 	default:
 		p.add(path, `%q is not a transport (want "stdio", "http" or "streamable-http")`, v)
 	}
+}
+
+// quoted lists names as Go-quoted strings joined by sep: the engine list is
+// written once, in package runtime.
+func quoted(names []string, sep string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, sep)
 }
