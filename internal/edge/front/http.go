@@ -69,8 +69,12 @@ func (s *Server) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		// Counted before the draining check, so Drain cannot miss a
 		// request that passed it.
 		s.posts.Add(1)
-		defer s.posts.Add(-1)
-		defer s.kick()
+		defer func() {
+			// Decrement, then wake Drain: woken first, it would see this
+			// request still in flight and wait for a kick that never came.
+			s.posts.Add(-1)
+			s.kick()
+		}()
 		if s.draining.Load() && (opts.Stateless || r.Header.Get(SessionIDHeader) == "") {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
