@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 )
@@ -81,12 +82,12 @@ func (p *Plugin) codeRunDescription(catalog string) string {
 	b.WriteString("Run a program that calls tools: the body of an async JavaScript function (TypeScript types are stripped). Call a tool with `await tools.NAME(args)`, independent ones together with `await Promise.all([...])`. Only what the program returns or console.logs comes back: filter and summarise in it.\n")
 	b.WriteString("Results: a call resolves to the tool's structured content, else to its text parsed as JSON (an object or array), else to the text. A failed call throws an Error with .code and a .message that shows the expected signature.\n")
 	if p.opts.Mode == runtime.ModePersistent {
-		fmt.Fprintf(&b, "State: top-level declarations (const, let, function, class) survive between your code_run calls, like a REPL; \"reset\": true starts fresh. After a reset (timeout, memory, %s idle, eviction, or yours) the next result's first line says so.\n", durText(p.envs.Options().IdleTTL))
+		fmt.Fprintf(&b, "State: top-level declarations (const, let, function, class) survive between your code_run calls, like a REPL; \"reset\": true starts fresh. After a reset (timeout, memory, %s idle, eviction, or yours) the next result's first line says so.\n", human.Duration(p.envs.Options().IdleTTL))
 	} else {
 		b.WriteString("State: none; every program starts fresh.\n")
 	}
 	fmt.Fprintf(&b, "Limits per program: %s of time, %d nested calls (%d at once), %s of output, %s of return value, %s of memory.\n",
-		durText(lim.Timeout), lim.MaxSubcalls, lim.MaxConcurrentSubcalls, sizeText(int64(lim.MaxLogBytes)), sizeText(int64(lim.MaxResultBytes)), sizeText(lim.MemoryBytes))
+		human.Duration(lim.Timeout), lim.MaxSubcalls, lim.MaxConcurrentSubcalls, human.Size(int64(lim.MaxLogBytes)), human.Size(int64(lim.MaxResultBytes)), human.Size(lim.MemoryBytes))
 	b.WriteString("Not available: require, import(), fetch, timers, process, files, network; everything goes through tools.\n")
 	b.WriteString("Also callable: tools.code_tools_search({ query }), tools.code_tools_describe({ names }) (full declarations), tools.code_tools_raw({ name, args }) (a call's whole MCP result), tools.code_debug({}) (the last failure).\n\n")
 	b.WriteString(catalog)

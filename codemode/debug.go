@@ -56,7 +56,7 @@ func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcom
 		de := &debugError{Code: out.Err.Code, Message: out.Err.Message}
 		de.Stack, _ = out.Err.Info["stack"].(string)
 		de.Line, de.Column = out.Err.Info["line"], out.Err.Info["column"]
-		if n, ok := toInt(de.Line); ok {
+		if n, ok := errs.IntOf(de.Line); ok {
 			lines := strings.Split(code, "\n")
 			if n >= 1 && n <= len(lines) {
 				de.SourceLine = lines[n-1]
@@ -74,18 +74,6 @@ func (p *Plugin) recordDebug(agent *tools.Agent, code string, out runtime.Outcom
 		clear(st.Calls[n:])
 		st.Calls = st.Calls[:n]
 	}
-}
-
-func toInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case float64:
-		return int(x), true
-	}
-	return 0, false
 }
 
 func (p *Plugin) debugTool(ctx context.Context, e *tools.Execution) (*tools.Result, error) {

@@ -3,8 +3,8 @@ package codemode
 import (
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
@@ -103,36 +103,11 @@ func (p *Plugin) resetNote(cause runtime.ResetCause) string {
 	case runtime.ResetStackOverflow:
 		why = "your previous program overflowed the stack, and the engine discarded its environment"
 	case runtime.ResetIdle:
-		why = fmt.Sprintf("it was idle for more than %s", durText(p.envs.Options().IdleTTL))
+		why = fmt.Sprintf("it was idle for more than %s", human.Duration(p.envs.Options().IdleTTL))
 	case runtime.ResetEvicted:
 		why = fmt.Sprintf("it was evicted to make room (at most %d environments are kept, least recently used first)", p.envs.Options().MaxEnvironments)
 	default:
 		why = "your previous program left it unusable"
 	}
 	return "[environment reset: " + why + "; top-level names from earlier programs are gone]"
-}
-
-// durText is a duration as a person writes it: 30s, 1.5s, 250ms, 15m0s.
-func durText(d time.Duration) string {
-	switch {
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond).String()
-	}
-	return d.String()
-}
-
-// sizeText is a byte count in the largest binary unit that divides it:
-// 256 MiB, 64 KiB, 1000 bytes.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/tools/errs"
 )
 
@@ -72,7 +73,7 @@ func (r *recorder) explain(e *errs.Error, server Limits, deadline time.Time, exp
 	case e.Code == errs.CodeTimeout && (expired || !time.Now().Before(deadline)):
 		return r.timeout(e, server, deadline)
 	case e.Code == errs.CodeMemoryLimit:
-		return reworded(e, fmt.Sprintf("the program exceeded its memory budget of %s: hold less at once (process results as they arrive, keep summaries rather than whole responses)", sizeText(r.limits.MemoryBytes)), "memory")
+		return reworded(e, fmt.Sprintf("the program exceeded its memory budget of %s: hold less at once (process results as they arrive, keep summaries rather than whole responses)", human.Size(r.limits.MemoryBytes)), "memory")
 	case e.Code == errs.CodeStackOverflow:
 		return reworded(e, msgStackOverflow, "stack")
 	case e.Code == errs.CodeRuntimeError && strings.HasPrefix(e.Message, prefixNeverSettle):
@@ -88,11 +89,11 @@ func (r *recorder) timeout(e *errs.Error, server Limits, deadline time.Time) *er
 	var limit string
 	switch {
 	case r.limits.Timeout < server.Timeout && budget >= r.limits.Timeout-time.Millisecond:
-		limit = fmt.Sprintf("its time limit of %s (set by timeoutMs; the server allows up to %s)", durText(r.limits.Timeout), durText(server.Timeout))
+		limit = fmt.Sprintf("its time limit of %s (set by timeoutMs; the server allows up to %s)", human.Duration(r.limits.Timeout), human.Duration(server.Timeout))
 	case budget < r.limits.Timeout-time.Millisecond:
-		limit = fmt.Sprintf("its caller's deadline, %s after it started", durText(budget))
+		limit = fmt.Sprintf("its caller's deadline, %s after it started", human.Duration(budget))
 	default:
-		limit = fmt.Sprintf("its time limit of %s", durText(r.limits.Timeout))
+		limit = fmt.Sprintf("its time limit of %s", human.Duration(r.limits.Timeout))
 	}
 	pending := r.pendingAt(deadline)
 	var where string
@@ -102,7 +103,7 @@ func (r *recorder) timeout(e *errs.Error, server Limits, deadline time.Time) *er
 		where = "it was running its own code, not waiting for any tool (a loop that does not end, or more work than one program can do in time)"
 	case 1:
 		p := pending[0]
-		where = fmt.Sprintf("it was waiting for tools[%q] (nested call %d, started %s into the program)", p.name, p.n, durText(p.start.Sub(r.start)))
+		where = fmt.Sprintf("it was waiting for tools[%q] (nested call %d, started %s into the program)", p.name, p.n, human.Duration(p.start.Sub(r.start)))
 	default:
 		var parts []string
 		for i, p := range pending {
@@ -110,7 +111,7 @@ func (r *recorder) timeout(e *errs.Error, server Limits, deadline time.Time) *er
 				parts = append(parts, fmt.Sprintf("and %d more", len(pending)-3))
 				break
 			}
-			parts = append(parts, fmt.Sprintf("tools[%q] (call %d, started %s in)", p.name, p.n, durText(p.start.Sub(r.start))))
+			parts = append(parts, fmt.Sprintf("tools[%q] (call %d, started %s in)", p.name, p.n, human.Duration(p.start.Sub(r.start))))
 		}
 		where = fmt.Sprintf("it was waiting for %d nested calls: %s", len(pending), strings.Join(parts, ", "))
 	}
@@ -140,29 +141,4 @@ func reworded(e *errs.Error, msg, limit string) *errs.Error {
 	}
 	c.Message = msg
 	return &c
-}
-
-// durText is a duration as a person writes it: 30s, 1.5s, 250ms, 2m0s.
-func durText(d time.Duration) string {
-	switch {
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(time.Microsecond).String()
-}
-
-// sizeText is a byte count in the largest binary unit that divides it
-// evenly: 256 MiB, 64 KiB, 1000 bytes.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

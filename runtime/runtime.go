@@ -37,8 +37,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/gojaengine"
 	"github.com/codemode/codemode/runtime/internal/source"
@@ -404,20 +404,6 @@ const (
 	maxErrorInfo    = 16      // entries of Info, lists included
 )
 
-// cutMarker ends a string the budget cut.
-const cutMarker = "… [cut: %d more bytes]"
-
-func cut(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + fmt.Sprintf(cutMarker, len(s)-i)
-}
-
 // boundError returns e with its message, and the strings and lists of its
 // Info, cut to the error budget. It copies instead of changing e, which an
 // engine may share.
@@ -426,7 +412,7 @@ func boundError(e *errs.Error) *errs.Error {
 		return nil
 	}
 	c := *e
-	c.Message = cut(c.Message, maxErrorMessage)
+	c.Message = human.Cut(c.Message, maxErrorMessage)
 	if len(e.Info) > 0 {
 		c.Info = make(map[string]any, len(e.Info))
 		n := 0
@@ -437,7 +423,7 @@ func boundError(e *errs.Error) *errs.Error {
 			n++
 			switch v := v.(type) {
 			case string:
-				c.Info[k] = cut(v, maxErrorString)
+				c.Info[k] = human.Cut(v, maxErrorString)
 			case []string:
 				if len(v) > maxErrorInfo {
 					v = v[:maxErrorInfo]

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
@@ -182,7 +182,7 @@ func (p *Policy) prompt(ctx context.Context, e *tools.Execution, rule, reason st
 		}
 		switch {
 		case line > 0 && text != "":
-			fmt.Fprintf(&b, "Program line %d: %s\n", line, strings.TrimSpace(cut(text, 200)))
+			fmt.Fprintf(&b, "Program line %d: %s\n", line, strings.TrimSpace(human.Cut(text, 200)))
 		case line > 0:
 			fmt.Fprintf(&b, "Program line %d\n", line)
 		default:
@@ -207,7 +207,7 @@ func (p *Policy) redactArguments(args json.RawMessage) (shown string, hidden []s
 	if json.Indent(&out, red, "", "  ") != nil {
 		return string(red), hidden
 	}
-	return cut(out.String(), p.opts.MaxShownArgumentBytes), hidden
+	return human.Cut(out.String(), p.opts.MaxShownArgumentBytes), hidden
 }
 
 // replaced collects the string leaves of orig where red holds the marker
@@ -249,19 +249,6 @@ func leaves(v any, out []string) []string {
 		}
 	}
 	return out
-}
-
-// cut shortens s to at most n bytes on a rune boundary, saying how much was
-// left out.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	k := n
-	for k > 0 && !utf8.RuneStart(s[k]) {
-		k--
-	}
-	return s[:k] + fmt.Sprintf("\n… (%d more bytes not shown)", len(s)-k)
 }
 
 var _ tools.Approver = (*Policy)(nil)

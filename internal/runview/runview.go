@@ -21,9 +21,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
@@ -182,7 +182,7 @@ func (v *Viewer) Observer() codemode.RunObserver {
 		}
 		r.Code = start.Code
 		if len(r.Code) > v.opts.MaxCodeBytes {
-			r.Code, r.CodeCut = cut(r.Code, v.opts.MaxCodeBytes), true
+			r.Code, r.CodeCut = human.Cut(r.Code, v.opts.MaxCodeBytes), true
 		}
 		tok := start.Call.Token()
 		v.mu.Lock()
@@ -204,13 +204,13 @@ func (v *Viewer) Observer() codemode.RunObserver {
 					r.LogsDropped++
 					return
 				}
-				r.Logs = append(r.Logs, Log{Level: l.Level, Text: v.keep(r, cut(l.Text, v.opts.MaxBytes)), Ms: ms})
+				r.Logs = append(r.Logs, Log{Level: l.Level, Text: v.keep(r, human.Cut(l.Text, v.opts.MaxBytes)), Ms: ms})
 			},
 			Done: func(end codemode.RunEnd) {
 				out := end.Outcome
 				var value string
 				if out.Value != nil {
-					value = cut(string(v.opts.Redact.Apply(out.Value)), v.opts.MaxBytes)
+					value = human.Cut(string(v.opts.Redact.Apply(out.Value)), v.opts.MaxBytes)
 				}
 				v.mu.Lock()
 				defer v.mu.Unlock()
@@ -244,7 +244,7 @@ func (v *Viewer) Middleware() tools.Middleware {
 			if r != nil {
 				r.CallCount++
 				if len(r.Calls) < v.opts.MaxCalls {
-					r.Calls = append(r.Calls, Call{ID: e.CallID(), Name: cut(e.Name(), 256), StartMs: msSince(r.started), Status: "running"})
+					r.Calls = append(r.Calls, Call{ID: e.CallID(), Name: human.Cut(e.Name(), 256), StartMs: msSince(r.started), Status: "running"})
 					c = &r.Calls[len(r.Calls)-1]
 				} else {
 					r.CallsDropped++
@@ -262,11 +262,11 @@ func (v *Viewer) Middleware() tools.Middleware {
 			status := "ok"
 			if res.IsError && res.Err != nil {
 				status = string(res.Err.Code)
-				errText = cut(res.Err.Message, v.opts.MaxBytes)
+				errText = human.Cut(res.Err.Message, v.opts.MaxBytes)
 			} else if len(res.Value) > 0 {
 				result = v.payload(res.Value)
 			} else {
-				result = cut(res.TextOf(), v.opts.MaxBytes)
+				result = human.Cut(res.TextOf(), v.opts.MaxBytes)
 			}
 			ms := msSince(e.Start())
 			v.mu.Lock()
@@ -288,7 +288,7 @@ func (v *Viewer) payload(doc json.RawMessage) string {
 	if len(doc) == 0 {
 		return ""
 	}
-	return cut(string(v.opts.Redact.Apply(doc)), v.opts.MaxBytes)
+	return human.Cut(string(v.opts.Redact.Apply(doc)), v.opts.MaxBytes)
 }
 
 // List returns the runs, newest first, without their code, logs, value
@@ -334,44 +334,20 @@ func (r *run) snapshot() Run {
 }
 
 func runError(err *errs.Error, max int) *RunError {
-	re := &RunError{Code: string(err.Code), Message: cut(err.Message, max)}
-	re.Line, _ = intInfo(err.Info["line"])
-	re.Column, _ = intInfo(err.Info["column"])
+	re := &RunError{Code: string(err.Code), Message: human.Cut(err.Message, max)}
+	re.Line, _ = err.InfoInt("line")
+	re.Column, _ = err.InfoInt("column")
 	return re
-}
-
-func intInfo(v any) (int, bool) {
-	switch v := v.(type) {
-	case int:
-		return v, true
-	case int64:
-		return int(v), true
-	case float64:
-		return int(v), true
-	}
-	return 0, false
 }
 
 // title is the first non-blank line of code, cut to 120 bytes.
 func title(code string) string {
 	for line := range strings.SplitSeq(code, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			return cut(line, 120)
+			return human.Cut(line, 120)
 		}
 	}
 	return ""
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
-
-// cut bounds s to max bytes on a rune boundary, with a marker.
-func cut(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "… [cut: " + strconv.Itoa(len(s)-i) + " more bytes]"
-}

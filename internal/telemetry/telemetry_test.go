@@ -346,7 +346,7 @@ func TestConsoleEventsBounded(t *testing.T) {
 			t.Errorf("events_dropped = %q, want 136", got)
 		}
 		for _, ev := range s.Events {
-			if n := len(attrOf(ev.Attributes, "codemode.log.text")); n > 1024+len("…") {
+			if n := len(attrOf(ev.Attributes, "codemode.log.text")); n > 1024+len("… [cut: 9999 more bytes]") {
 				t.Fatalf("an event's text is %d bytes", n)
 			}
 		}

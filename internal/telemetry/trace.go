@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/edge/upstream"
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
@@ -79,7 +79,7 @@ func (t *Telemetry) Middleware() tools.Middleware {
 				if e.Parent().IsZero() {
 					kind = trace.SpanKindServer // a client's tools/call
 				}
-				ctx, span = t.tracer.Start(ctx, "execute_tool "+cut(e.Name(), 128), trace.WithSpanKind(kind),
+				ctx, span = t.tracer.Start(ctx, "execute_tool "+human.Cut(e.Name(), 128), trace.WithSpanKind(kind),
 					trace.WithAttributes(keyOperation.String("execute_tool"), keyCallID.String(e.CallID())))
 			}
 			res := next(ctx, e)
@@ -106,7 +106,7 @@ func (t *Telemetry) Middleware() tools.Middleware {
 				span.SetAttributes(attrs...)
 				if res.IsError {
 					span.SetAttributes(keyErrorType.String(outcome))
-					span.SetStatus(codes.Error, cut(res.Err.Message, maxMessage))
+					span.SetStatus(codes.Error, human.Cut(res.Err.Message, maxMessage))
 				}
 				span.End()
 			}
@@ -197,7 +197,7 @@ func (t *Telemetry) Observer() codemode.RunObserver {
 				keyCodeBytes.Int(len(run.Code)), keyCodeDigest.String(hex.EncodeToString(sum[:])))
 			w.Log = func(l runtime.Log) {
 				if events.Add(1) <= maxLogEvents {
-					span.AddEvent("console", trace.WithAttributes(keyLogLevel.String(l.Level), keyLogText.String(cut(l.Text, maxLogEventText))))
+					span.AddEvent("console", trace.WithAttributes(keyLogLevel.String(l.Level), keyLogText.String(human.Cut(l.Text, maxLogEventText))))
 				}
 			}
 		}
@@ -223,7 +223,7 @@ func (t *Telemetry) Observer() codemode.RunObserver {
 					attrs = append(attrs, keyRunEventsLost.Int64(n))
 				}
 				if out.Err != nil {
-					if line, ok := ErrorLine(out.Err); ok {
+					if line, ok := out.Err.InfoInt("line"); ok {
 						attrs = append(attrs, keyRunErrorLine.Int(line))
 					}
 				}
@@ -256,7 +256,7 @@ func (t *Telemetry) UpstreamTrace(ctx context.Context, c upstream.TraceCall) (co
 		if span != nil {
 			if err != nil {
 				span.SetAttributes(keyErrorType.String(errType))
-				span.SetStatus(codes.Error, cut(err.Error(), maxMessage))
+				span.SetStatus(codes.Error, human.Cut(err.Error(), maxMessage))
 			}
 			span.End()
 		}
@@ -320,33 +320,4 @@ func (m metaCarrier) Keys() []string {
 		keys = append(keys, k)
 	}
 	return keys
-}
-
-// cut bounds s to max bytes on a rune boundary.
-func cut(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-// ErrorLine is the program line an error names (Info["line"], set by the
-// engines and the source checks), if any.
-func ErrorLine(err *errs.Error) (int, bool) {
-	if err == nil {
-		return 0, false
-	}
-	switch v := err.Info["line"].(type) {
-	case int:
-		return v, true
-	case int64:
-		return int(v), true
-	case float64:
-		return int(v), true
-	}
-	return 0, false
 }

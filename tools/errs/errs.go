@@ -138,3 +138,26 @@ func AsError(err error) *Error {
 	}
 	return &Error{Code: CodeOf(err), Message: err.Error(), Err: err}
 }
+
+// InfoInt is Info[key] as an int: Info values cross JSON, so a number may
+// arrive as int, int64 or float64. ok is false when the key is missing or
+// holds something else (or e is nil).
+func (e *Error) InfoInt(key string) (n int, ok bool) {
+	if e == nil {
+		return 0, false
+	}
+	return IntOf(e.Info[key])
+}
+
+// IntOf is v as an int when v is an int, int64 or float64.
+func IntOf(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		return int(x), true
+	}
+	return 0, false
+}
