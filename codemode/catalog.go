@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/internal/tokens"
 	"github.com/codemode/codemode/tools"
 )
@@ -326,7 +327,7 @@ func groupHeader(g *catalogGroup) string {
 	if s := g.state; s != nil && !s.Ready() {
 		b.WriteString(" // unavailable: " + s.State)
 		if s.Err != "" {
-			b.WriteString(": " + oneLine(s.Err, 240))
+			b.WriteString(": " + human.OneLine(s.Err, 240))
 		}
 		if len(g.entries) == 0 {
 			b.WriteString("; its tools are listed once it starts")
@@ -370,17 +371,4 @@ func renderCatalog(groups []*catalogGroup, listNames bool) string {
 		}
 	}
 	return b.String()
-}
-
-// oneLine is s on one line, cut to max bytes.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		i := max
-		for i > 0 && s[i]&0xC0 == 0x80 {
-			i--
-		}
-		s = s[:i] + "…"
-	}
-	return s
 }

@@ -80,7 +80,7 @@ func callForm(name string) string {
 func serverUnavailable(name string, st ServerState) *errs.Error {
 	msg := fmt.Sprintf("upstream server %q is %s and has not listed its tools", st.Name, st.State)
 	if st.Err != "" {
-		msg += " (" + oneLine(st.Err, 1000) + ")"
+		msg += " (" + human.OneLine(st.Err, 1000) + ")"
 	}
 	msg += fmt.Sprintf("; %s cannot be called until it starts", name)
 	return &errs.Error{Code: errs.CodeUpstreamUnavailable, Message: msg, Info: map[string]any{"server": st.Name, "state": st.State}}

@@ -8,6 +8,7 @@ package human
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -52,4 +53,19 @@ func Cut(s string, max int) string {
 		i--
 	}
 	return s[:i] + "… [cut: " + strconv.Itoa(len(s)-i) + " more bytes]"
+}
+
+// OneLine is s with its whitespace runs folded to one space, cut to max
+// bytes on a rune boundary with a bare "…" (for catalogs and status lines,
+// where the marker must stay short).
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		i := max
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i] + "…"
+	}
+	return s
 }

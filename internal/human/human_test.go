@@ -50,3 +50,19 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		max  int
+		want string
+	}{
+		{"a\n  b\tc ", 10, "a b c"},
+		{"héllo world", 2, "h…"},
+		{"abcdef", 6, "abcdef"},
+	} {
+		if got := OneLine(c.s, c.max); got != c.want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", c.s, c.max, got, c.want)
+		}
+	}
+}

@@ -258,6 +258,21 @@ type walker struct {
 	n       int
 }
 
+// member writes the next value at path at, or the marker in its place when
+// a rule matched it (the value is read and dropped).
+func (w *walker) member(at []string, redacted bool) error {
+	if !redacted {
+		return w.value(at)
+	}
+	var skip json.RawMessage
+	if err := w.dec.Decode(&skip); err != nil {
+		return err
+	}
+	w.out.Write(markerJSON)
+	w.n++
+	return nil
+}
+
 func (w *walker) value(path []string) error {
 	tok, err := w.dec.Token()
 	if err != nil {
@@ -283,16 +298,7 @@ func (w *walker) value(path []string) error {
 				w.writeString(key)
 				w.out.WriteByte(':')
 				at := append(path[:len(path):len(path)], key)
-				if w.rules.matchKey(at) {
-					var skip json.RawMessage
-					if err := w.dec.Decode(&skip); err != nil {
-						return err
-					}
-					w.out.Write(markerJSON)
-					w.n++
-					continue
-				}
-				if err := w.value(at); err != nil {
+				if err := w.member(at, w.rules.matchKey(at)); err != nil {
 					return err
 				}
 			}
@@ -307,16 +313,7 @@ func (w *walker) value(path []string) error {
 					w.out.WriteByte(',')
 				}
 				at := append(path[:len(path):len(path)], strconv.Itoa(i))
-				if w.rules.matchPointer(at) {
-					var skip json.RawMessage
-					if err := w.dec.Decode(&skip); err != nil {
-						return err
-					}
-					w.out.Write(markerJSON)
-					w.n++
-					continue
-				}
-				if err := w.value(at); err != nil {
+				if err := w.member(at, w.rules.matchPointer(at)); err != nil {
 					return err
 				}
 			}

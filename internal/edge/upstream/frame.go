@@ -171,11 +171,7 @@ func (s *idScanner) feed(p []byte) {
 		case stStrVal:
 			if !s.capture {
 				// Skip to the next quote or backslash at once.
-				j := i
-				for j < len(p) && (s.esc || (p[j] != '"' && p[j] != '\\')) {
-					s.esc = false
-					j++
-				}
+				j := skipString(p, i, &s.esc)
 				if j == len(p) {
 					i = j
 					continue
@@ -204,11 +200,7 @@ func (s *idScanner) feed(p []byte) {
 			// Skip string contents in bulk: only quotes, backslashes and
 			// brackets matter here.
 			if s.inStr {
-				j := i
-				for j < len(p) && (s.esc || (p[j] != '"' && p[j] != '\\')) {
-					s.esc = false
-					j++
-				}
+				j := skipString(p, i, &s.esc)
 				if j == len(p) {
 					i = j
 					continue
@@ -518,4 +510,15 @@ func blank(line []byte) bool {
 		}
 	}
 	return true
+}
+
+// skipString returns the index of the next quote or backslash in p from i
+// that is not escaped (len(p) if there is none), clearing *esc once the
+// escaped byte is passed: string contents are skipped in bulk.
+func skipString(p []byte, i int, esc *bool) int {
+	for i < len(p) && (*esc || (p[i] != '"' && p[i] != '\\')) {
+		*esc = false
+		i++
+	}
+	return i
 }

@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/dev/fakemcp"
 	"github.com/codemode/codemode/internal/dev/fixture"
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -88,7 +88,7 @@ func (s *server) status() ServerStatus {
 // setStderr records the last line the server's process wrote to stderr.
 func (s *server) setStderr(line string) {
 	s.mu.Lock()
-	s.stderr = oneLine(line, 500)
+	s.stderr = human.OneLine(line, 500)
 	s.mu.Unlock()
 }
 
@@ -101,20 +101,6 @@ func (s *server) withStderr(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w; its last stderr line: %s", err, line)
-}
-
-// oneLine is s with its whitespace runs folded to one space, cut to max
-// bytes.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		i := max
-		for i > 0 && s[i]&0xC0 == 0x80 {
-			i--
-		}
-		s = s[:i] + "…"
-	}
-	return s
 }
 
 // setWaiting adds d to the count of calls waiting for a session.
