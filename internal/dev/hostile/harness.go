@@ -138,6 +138,7 @@ type CanaryStats struct {
 	Errors     int     `json:"errors"`
 	FirstError string  `json:"firstError,omitempty"`
 	BaseMs     float64 `json:"baselineMedianMs"`
+	NoiseMs    float64 `json:"warmupStepMs"` // the largest step before the case: the machine's noise
 	MaxMs      float64 `json:"maxMs"`
 	StepMs     float64 `json:"stepMs"` // max − baseline median
 }
@@ -159,6 +160,9 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 				}
 				var r Result
 				var err error
+				if tr == RunJSON && c.Mode != "" && c.Mode != "per-call" {
+					continue // nothing persists across processes
+				}
 				if tr == RunJSON {
 					if _, ok := runBase[engine]; !ok {
 						runBase[engine], err = trivialRunRSS(ctx, st, engine)
@@ -331,6 +335,7 @@ func canaryStats(samples []canarySample, from time.Time) *CanaryStats {
 	}
 	cs.BaseMs = percentile(base, 50)
 	cs.StepMs = max(0, cs.MaxMs-cs.BaseMs)
+	cs.NoiseMs = max(0, percentile(base, 100)-cs.BaseMs)
 	return cs
 }
 
@@ -370,7 +375,13 @@ func runCaseServe(ctx context.Context, st *settings, o *Options, c Case, engine,
 			return r, fmt.Errorf("warm-up run: %s %s%s", a.Code, a.Err, srv.stderr.suffix())
 		}
 	}
-	can := startCanary(ctx, cs, srv.sink)
+	// Over stdio the canary shares the one session, and so the agent: in
+	// persistent mode it would run in the hostile program's environment.
+	oneAgent := tr == Stdio && c.Mode != "" && c.Mode != "per-call"
+	var can *canary
+	if !oneAgent {
+		can = startCanary(ctx, cs, srv.sink)
+	}
 	time.Sleep(o.Warm / 4)
 	cpu0, _ := cpuTime(srv.pid)
 	t0 := time.Now()
@@ -380,7 +391,7 @@ func runCaseServe(ctx context.Context, st *settings, o *Options, c Case, engine,
 	r.CanaryRate = rate
 	r.BaselineRSS, _, _ = status(srv.pid)
 	r.PeakReset = resetPeak(srv.pid)
-	smp := startSampler(srv.pid, 10*time.Millisecond, false)
+	smp := startSampler(srv.pid, 10*time.Millisecond, false, r.PeakReset)
 
 	from := time.Now()
 	wait := st.timeout + 60*time.Second
@@ -405,7 +416,7 @@ func runCaseServe(ctx context.Context, st *settings, o *Options, c Case, engine,
 	if len(r.Codes) == 1 {
 		r.Codes = nil
 	}
-	if c.Then != "" {
+	if c.Then != "" && !oneAgent {
 		a := codeRun(ctx, cs, srv.sink, c.Then, 30*time.Second)
 		r.Then = a.Code
 	}
@@ -421,7 +432,9 @@ func runCaseServe(ctx context.Context, st *settings, o *Options, c Case, engine,
 	}
 	r.PeakRSS = max(sampled, hwm)
 	r.RSSRatio = float64(max(0, r.PeakRSS-r.BaselineRSS)) / float64(st.memory)
-	r.Canary = canaryStats(can.end(), from)
+	if can != nil {
+		r.Canary = canaryStats(can.end(), from)
+	}
 
 	// Survival: the process is there and answers a new program.
 	r.Survived = srv.alive()
@@ -481,7 +494,9 @@ func runCaseRun(ctx context.Context, st *settings, o *Options, c Case, engine st
 		return r, err
 	}
 	pid := cmd.Process.Pid
-	smp := startSampler(pid, 10*time.Millisecond, false)
+	// VmHWM of a fresh process is its own peak since exec; rusage's
+	// Maxrss is not (Linux keeps the forking harness's peak in it).
+	smp := startSampler(pid, 10*time.Millisecond, false, true)
 	answeredc := make(chan time.Duration, 1) // CPU at the answer
 	var out bytes.Buffer
 	readDone := make(chan struct{})
@@ -533,9 +548,6 @@ func runCaseRun(ctx context.Context, st *settings, o *Options, c Case, engine st
 	sampled, _ := smp.end()
 	r.PeakRSS = sampled
 	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			r.PeakRSS = max(r.PeakRSS, ru.Maxrss<<10)
-		}
 		if !r.Lingered && cpuA >= 0 {
 			r.CPUAfter = max(0, (ps.UserTime() + ps.SystemTime() - cpuA).Seconds())
 		}

@@ -75,8 +75,10 @@ func alive(pid int) bool {
 }
 
 // sampler keeps the highest VmRSS of a process, read every interval, and
-// optionally every sample.
+// optionally every sample. With hwm it also counts VmHWM, the kernel's
+// own peak since exec (or since resetPeak).
 type sampler struct {
+	hwm     bool
 	mu      sync.Mutex
 	max     int64
 	samples []int64
@@ -84,16 +86,19 @@ type sampler struct {
 	done    chan struct{}
 }
 
-func startSampler(pid int, every time.Duration, keep bool) *sampler {
-	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
+func startSampler(pid int, every time.Duration, keep, hwm bool) *sampler {
+	s := &sampler{hwm: hwm, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
-			if rss, _, err := status(pid); err == nil {
+			if rss, hwm, err := status(pid); err == nil {
 				s.mu.Lock()
 				s.max = max(s.max, rss)
+				if s.hwm {
+					s.max = max(s.max, hwm)
+				}
 				if keep {
 					s.samples = append(s.samples, rss)
 				}

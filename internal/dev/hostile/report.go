@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -46,14 +47,24 @@ func WriteMarkdown(w io.Writer, h Header, rs []Result) {
 		"the canary (another session running a nested upstream call every 100 ms) sees no error and no latency step > %s; "+
 		"and the answer has one of the codes the case allows (`code`).\n\n",
 		RSSFactorGoja, RSSFactorWazero, "2 s", MaxCPUAfter, MaxCanaryStep)
+	fmt.Fprintf(w, "How: peak RSS is the server's VmHWM after resetting it (clear_refs 5) once the canary is warm, or the highest VmRSS sampled every 10 ms; "+
+		"the baseline subtracted is the server's VmRSS just before the case (for `run`, the peak of a run of `return 1`). "+
+		"CPU after is utime+stime of the server from the answer to 2 s later, minus the canary's rate measured before the case (for `run`, until the process exits; "+
+		"\"lingered\" when it was still running 2 s after its answer and was killed). "+
+		"The canary: over HTTP a session of its own; over stdio (one client per process) concurrent `code_run` calls in the same session "+
+		"(go-sdk serves calls concurrently), and none for persistent cases, where it would share the agent's environment; none for `run --json`, a process per program. "+
+		"Its step is its largest latency during the case minus its median before; \"warm-up\" is the largest step seen before the case, the loaded machine's own noise.\n\n")
 	writeSummary(w, rs)
 	fmt.Fprintf(w, "\n## Every case\n\n")
 	fmt.Fprintf(w, "| case | class | engine | transport | code | RSS Δ / budget | CPU after | response / budget | canary max (step) | pass |\n")
 	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {
 		can := "n/a"
+		if r.Transport == Stdio {
+			can = "n/a (one agent)"
+		}
 		if c := r.Canary; c != nil {
-			can = fmt.Sprintf("%.0f ms (+%.0f)", c.MaxMs, c.StepMs)
+			can = fmt.Sprintf("%.0f ms (+%.0f; warm-up +%.0f)", c.MaxMs, c.StepMs, c.NoiseMs)
 			if c.Errors > 0 {
 				can += fmt.Sprintf(", %d/%d errors", c.Errors, c.Runs)
 			}
@@ -123,6 +134,50 @@ func writeSummary(w io.Writer, rs []Result) {
 		}
 		fmt.Fprintln(w)
 	}
+	// One cause, one code (issue 18): the cases whose engines disagree.
+	codes := map[string]map[string]bool{}
+	var order []string
+	for _, r := range rs {
+		k := r.Case
+		if codes[k] == nil {
+			codes[k] = map[string]bool{}
+			order = append(order, k)
+		}
+		codes[k][r.Engine+" "+r.Code] = true
+	}
+	var differ []string
+	for _, k := range order {
+		byEngine := map[string][]string{}
+		for ec := range codes[k] {
+			e, c, _ := strings.Cut(ec, " ")
+			byEngine[e] = append(byEngine[e], c)
+		}
+		if len(byEngine) < 2 {
+			continue
+		}
+		var parts []string
+		same := true
+		var first string
+		for _, e := range []string{"goja", "wazero"} {
+			cs := byEngine[e]
+			sort.Strings(cs)
+			j := strings.Join(cs, "/")
+			if first == "" {
+				first = j
+			} else if j != first {
+				same = false
+			}
+			parts = append(parts, e+" "+j)
+		}
+		if !same {
+			differ = append(differ, fmt.Sprintf("%s (%s)", k, strings.Join(parts, ", ")))
+		}
+	}
+	fmt.Fprintf(w, "\nCases whose code differs between the engines (one cause should have one code): %d", len(differ))
+	if len(differ) > 0 {
+		fmt.Fprintf(w, ": %s", mdEscape(strings.Join(differ, "; ")))
+	}
+	fmt.Fprintln(w)
 }
 
 func countPass(rs []Result) int {
