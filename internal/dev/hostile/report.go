@@ -120,6 +120,18 @@ func writeSummary(w io.Writer, rs []Result) {
 		}
 		fmt.Fprintf(w, "| %s | %d / %d | %d / %d |\n", t, g, gn, z, zn)
 	}
+	var canFail, noisy int
+	for _, r := range rs {
+		if c := r.Canary; c != nil && contains(r.Fail, "canary") && c.Errors == 0 && (r.Then == "" || r.Then == "OK") {
+			canFail++
+			if c.StepMs <= c.NoiseMs+float64(MaxCanaryStep.Milliseconds()) {
+				noisy++
+			}
+		}
+	}
+	if canFail > 0 {
+		fmt.Fprintf(w, "\nOf the %d canary failures by latency alone, %d had a step within 100 ms of the largest step the canary saw before the case (the loaded machine's noise, not necessarily the case).\n", canFail, noisy)
+	}
 	fmt.Fprintf(w, "\nFailing case runs by class:\n\n")
 	byClass := map[int][]string{}
 	for _, r := range rs {

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -64,7 +65,11 @@ func suite(ctx context.Context, args []string) int {
 	class := fs.Int("class", 0, "only cases of this class (1–5)")
 	out := fs.String("o", "", "also write the markdown table to this file")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	from := fs.String("from", "", "render the markdown from this -json file instead of running")
 	fs.Parse(args)
+	if *from != "" {
+		return render(*from, *out)
+	}
 	dir, err := os.MkdirTemp("", "codemode-hostile-")
 	if err != nil {
 		return fail(err)
@@ -118,6 +123,31 @@ func suite(ctx context.Context, args []string) int {
 			return fail(err)
 		}
 		_ = hostile.WriteJSON(f, h, rs)
+		if err := f.Close(); err != nil {
+			return fail(err)
+		}
+	}
+	return 0
+}
+
+// render writes the markdown of a -json file to stdout and, with out, to
+// that file.
+func render(from, out string) int {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return fail(err)
+	}
+	var rep hostile.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fail(fmt.Errorf("%s: %v", from, err))
+	}
+	hostile.WriteMarkdown(os.Stdout, rep.Header, rep.Results)
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return fail(err)
+		}
+		hostile.WriteMarkdown(f, rep.Header, rep.Results)
 		if err := f.Close(); err != nil {
 			return fail(err)
 		}
