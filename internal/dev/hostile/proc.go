@@ -122,9 +122,3 @@ func (s *sampler) end() (int64, []int64) {
 	defer s.mu.Unlock()
 	return s.max, s.samples
 }
-
-func (s *sampler) peek() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.max
-}
