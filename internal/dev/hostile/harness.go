@@ -437,7 +437,8 @@ func runCaseServe(ctx context.Context, st *settings, o *Options, c Case, engine,
 	}
 
 	// Survival: the process is there and answers a new program.
-	r.Survived = srv.alive()
+	gone := !srv.alive()
+	r.Survived = !gone
 	if r.Survived {
 		ps, err := srv.session(ctx)
 		if err == nil {
@@ -449,9 +450,11 @@ func runCaseServe(ctx context.Context, st *settings, o *Options, c Case, engine,
 	}
 	if !r.Survived {
 		r.Crash = srv.crashed()
-		if r.Crash == "" {
-			r.Crash = "no answer after the case" + srv.stderr.suffix()
-			r.Crash = cut(r.Crash, 200)
+		switch {
+		case r.Crash == "" && gone:
+			r.Crash = "the process is gone"
+		case r.Crash == "":
+			r.Crash = "alive, but no answer to a new program"
 		}
 	}
 	return r, nil
