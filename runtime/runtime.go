@@ -473,16 +473,19 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	n := r.count.Add(1)
 	if n > int64(r.limits.MaxSubcalls) {
-		return nil, errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, name)
+		return nil, errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", r.limits.MaxSubcalls, n, human.Cut(name, maxCallName))
 	}
-	sp := r.open(n, name)
+	// A name past the registry's bound never resolves; the calls list and
+	// the spans keep a bounded copy so that it cannot cost the output budget.
+	shown := human.Cut(name, maxCallName)
+	sp := r.open(n, shown)
 	defer r.close(sp)
 	if r.req.Call == nil {
 		return nil, errs.Errorf(errs.CodeUnknownTool, "unknown tool %q: no tools are available", name)
 	}
 	start := time.Now()
 	id, value, err := r.req.Call(ctx, name, args)
-	c := Call{ID: id, Name: name, Duration: time.Since(start)}
+	c := Call{ID: id, Name: shown, Duration: time.Since(start)}
 	if err != nil {
 		c.Code = errs.CodeOf(err)
 	}
@@ -491,6 +494,10 @@ func (r *recorder) call(ctx context.Context, name string, args json.RawMessage) 
 	r.mu.Unlock()
 	return value, err
 }
+
+// maxCallName bounds a tool name as the calls list records it (the
+// registry refuses names over 512 bytes before resolving them).
+const maxCallName = 512
 
 const truncationMarker = "[output truncated: the log budget is exhausted]"
 
