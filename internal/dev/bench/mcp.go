@@ -43,7 +43,7 @@ func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarg
 		tail := &tailBuffer{max: 4096}
 		cmd.Stderr = tail
 		// Connect has its own context: the session must outlive it.
-		s, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		s, err := client.Connect(context.Background(), &commandTransport{cmd: cmd}, nil)
 		if err != nil {
 			t.close()
 			return nil, fmt.Errorf("starting %s serve: %w%s", exe, err, tail.suffix())
