@@ -22,8 +22,11 @@ import (
 type mcpTarget struct {
 	sessions []*mcp.ClientSession
 	stderr   []*tailBuffer
+	procs    []*exec.Cmd
 	cleanup  func()
 }
+
+func (t *mcpTarget) processes() []*exec.Cmd { return t.procs }
 
 // newMCPTarget starts the processes; config, if not empty, is the
 // --config they get (else the embedded default).
@@ -50,6 +53,7 @@ func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarg
 		}
 		t.sessions = append(t.sessions, s)
 		t.stderr = append(t.stderr, tail)
+		t.procs = append(t.procs, cmd)
 	}
 	return t, nil
 }
