@@ -3,10 +3,16 @@ package front
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/edge/httpfence"
 	"github.com/codemode/codemode/internal/edge/stdiox"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
@@ -89,4 +95,73 @@ func BenchmarkStdioTrivial(b *testing.B) {
 func BenchmarkStdioTrivialOwn(b *testing.B) {
 	st, ct := pipeTransports(b, func(r, w *os.File) mcp.Transport { return stdiox.Transport(r, w) })
 	benchTrivial(b, benchFront(b, st, ct))
+}
+
+// BenchmarkHTTPTrivial is `return 1 + 1` (goja) through the
+// streamable-HTTP front on a loopback listener, from sessions clients
+// at once, each with its own session: what `codemode bench --via http
+// --concurrency N` measures, in one process for a profile.
+func BenchmarkHTTPTrivial(b *testing.B) {
+	for _, mode := range []runtime.Mode{runtime.ModePerCall, runtime.ModePersistent} {
+		for _, sessions := range []int{1, 2, 8} {
+			b.Run(fmt.Sprintf("%s/sessions=%d", mode, sessions), func(b *testing.B) { benchHTTP(b, mode, sessions) })
+		}
+	}
+}
+
+func benchHTTP(b *testing.B, mode runtime.Mode, sessions int) {
+	{
+		{
+			host := scope.NewHost("host")
+			b.Cleanup(func() { host.Dispose() })
+			reg := tools.New(tools.Options{})
+			preset := host.Child(scope.KindPreset, "codemode")
+			if _, err := codemode.Mount(reg, preset, codemode.Options{Engine: "goja", Mode: mode}); err != nil {
+				b.Fatal(err)
+			}
+			srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(srv.Close)
+			hs := httptest.NewUnstartedServer(nil)
+			h, err := srv.HTTPHandler(HTTPOptions{Fence: httpfence.Config{Listen: hs.Listener.Addr().String()}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			hs.Config.Handler = h
+			hs.Start()
+			b.Cleanup(hs.Close)
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: sessions + 1}}
+			var css []*mcp.ClientSession
+			for range sessions {
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+					&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", HTTPClient: hc}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { cs.Close() })
+				css = append(css, cs)
+			}
+			args := map[string]any{"code": "return 1 + 1"}
+			var next atomic.Int64
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for _, cs := range css {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for next.Add(1) <= int64(b.N) {
+						res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolCodeRun, Arguments: args})
+						if err != nil || res.IsError {
+							b.Error(err, res)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -37,9 +38,21 @@ type IOTransport struct {
 // connection closes r and w; with pollable files that also wakes a
 // goroutine blocked reading r, so a closed session leaves no reader
 // goroutine behind.
+//
+// With CODEMODE_FRAMING=sdk in the environment it is the SDK's
+// mcp.IOTransport instead (see [SDKFraming]).
 func Transport(r io.ReadCloser, w io.WriteCloser) mcp.Transport {
+	if SDKFraming() {
+		return &mcp.IOTransport{Reader: r, Writer: w}
+	}
 	return &IOTransport{Reader: r, Writer: w}
 }
+
+// SDKFraming reports whether CODEMODE_FRAMING=sdk asks for the SDK's own
+// framing (mcp.IOTransport) instead of ours: a way back should ours
+// misread a peer, and what `codemode bench` compares ours with in one run
+// (docs/benchmarks.md, "The MCP transport").
+func SDKFraming() bool { return os.Getenv("CODEMODE_FRAMING") == "sdk" }
 
 // Connect implements mcp.Transport.
 func (t *IOTransport) Connect(context.Context) (mcp.Connection, error) {

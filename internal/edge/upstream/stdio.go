@@ -43,12 +43,12 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// Our framing (stdiox: reused buffers, no per-message decoder) over
 	// the filter: the filter bounds every frame; the framing's own bound
 	// (which would end the connection) only has to stay out of the way.
-	io := &stdiox.IOTransport{
-		Reader:   newFrameFilter(stdout, t.limit, t.log),
-		Writer:   &childStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate},
-		MaxFrame: t.limit + sdkFrameMargin,
+	r := newFrameFilter(stdout, t.limit, t.log)
+	w := &childStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate}
+	if stdiox.SDKFraming() {
+		return (&mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: t.limit + sdkFrameMargin}).Connect(ctx)
 	}
-	return io.Connect(ctx)
+	return (&stdiox.IOTransport{Reader: r, Writer: w, MaxFrame: t.limit + sdkFrameMargin}).Connect(ctx)
 }
 
 // childStdin is the child's stdin; closing it ends the child as
