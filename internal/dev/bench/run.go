@@ -413,9 +413,12 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 	}
 	wg.Wait()
 	wall := time.Since(t0)
+	var cpu time.Duration
 	if cpuOK {
-		if cpu1, ok := processCPU(procs.processes()); ok && n > 0 {
-			row.ServerCPU = (cpu1 - cpu0) / time.Duration(n)
+		if cpu1, ok := processCPU(procs.processes()); ok {
+			cpu = cpu1 - cpu0
+		} else {
+			cpuOK = false
 		}
 	}
 	goruntime.ReadMemStats(&ms1)
@@ -437,6 +440,10 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 	row.N, row.TimeCapped = n, capped.Load()
 	row.Stats = Summarize(done)
 	row.Throughput = float64(n) / wall.Seconds()
+	if cpuOK && n > 0 {
+		// Over the runs made, which a time cap makes fewer than asked.
+		row.ServerCPU = cpu / time.Duration(n)
+	}
 	if inProcess {
 		row.AllocsPerRun = int64(ms1.Mallocs-ms0.Mallocs) / int64(n)
 		row.BytesPerRun = int64(ms1.TotalAlloc-ms0.TotalAlloc) / int64(n)
