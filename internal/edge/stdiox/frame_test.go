@@ -306,3 +306,26 @@ func TestConnRoundTrip(t *testing.T) {
 		t.Fatal("write after close succeeded")
 	}
 }
+
+// A reader Close cannot wake (a terminal's stdin, say) is read on a
+// goroutine of the connection's own, so Read and Close do not wait for it.
+func TestConnCloseWithBlockingReader(t *testing.T) {
+	r := &stuckReader{release: make(chan struct{})}
+	c, _ := (&IOTransport{Reader: r, Writer: nopWriteCloser{io.Discard}}).Connect(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := c.Read(context.Background()); done <- err }()
+	c.Close()
+	if err := <-done; err != io.EOF {
+		t.Fatalf("read after close: %v, want EOF", err)
+	}
+	close(r.release) // let the reading goroutine end, for goleak
+}
+
+type stuckReader struct{ release chan struct{} }
+
+func (r *stuckReader) Read([]byte) (int, error) { <-r.release; return 0, io.EOF }
+func (r *stuckReader) Close() error             { return nil }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
