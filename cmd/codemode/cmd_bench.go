@@ -14,7 +14,7 @@ import (
 func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	var (
 		engine, mode, workloads, svg, via, url string
-		fixtureDir                             string
+		fixtureDir, peer                       string
 		n, warmup, concurrency                 int
 		asJSON, sweep                          bool
 		rowTime                                time.Duration
@@ -32,7 +32,8 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	fs.BoolVar(&sweep, "sweep", false, "add the growth sweep: calls with 1, 10, 100, 1000 nested calls; repl with 1k, 10k, 100k records")
 	fs.StringVar(&fixtureDir, "fixture", "", "also run a workload per recording in `DIR` (<server>.txtar from codemode run/serve --record): its recorded calls made again, on their real payloads")
 	fs.StringVar(&via, "via", "", "set to `mcp` to measure code_run round trips through codemode serve over stdio (its own process, and the fake MCP server as another) instead of in process; http to measure the running server at --url")
-	fs.StringVar(&url, "url", "", "with --via http: the server's streamable-HTTP `endpoint` (a replica, or a fleet's nginx: http://127.0.0.1:18080/mcp); give its --engine and --mode")
+	fs.StringVar(&url, "url", "", "with --via http: the server's streamable-HTTP `endpoint` (a replica, or a fleet's nginx: http://127.0.0.1:18080/mcp); give its --engine and --mode. Without it, each row starts codemode serve --listen on a loopback port")
+	fs.StringVar(&peer, "peer", "", "with --via mcp, or --via http without --url: after every row, the same row against the same-protocol peer, the `server.mjs` of internal/dev/bench/peer (an MCP server on the TypeScript SDK running programs in node:vm; needs node and `npm ci` there); skipped with a message when it cannot run")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -69,12 +70,23 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	case bench.ViaMCP:
 		opts.Via = bench.ViaMCP
 	case bench.ViaHTTP:
-		if url == "" || len(opts.Engines) != 1 || len(opts.Modes) != 1 {
-			return usageErr("--via http: give the server's --url, and its --engine and --mode")
+		if url != "" && (len(opts.Engines) != 1 || len(opts.Modes) != 1) {
+			return usageErr("--via http --url: give the server's --engine and --mode")
 		}
 		opts.Via, opts.URL = bench.ViaHTTP, url
 	default:
 		return usageErr("--via: %q is not supported (want mcp or http)", via)
+	}
+	if peer != "" {
+		if opts.Via == "" || url != "" {
+			return usageErr("--peer: with --via mcp, or --via http without --url")
+		}
+		p := &bench.Peer{Script: peer}
+		if err := bench.CheckPeer(p); err != nil {
+			fmt.Fprintf(env.stderr, "codemode bench: skipping the peer: %v\n", err)
+		} else {
+			opts.Peer = p
+		}
 	}
 	if n < 1 || concurrency < 1 || warmup < 0 || rowTime < 0 {
 		return usageErr("--n and --concurrency must be at least 1, --warmup and --row-time at least 0")

@@ -318,7 +318,8 @@ func TestCLIUsage(t *testing.T) {
 		{[]string{"tools", "frob"}, exitUsage, "unknown subcommand"},
 		{[]string{"prompt", "--help"}, exitOK, "-json"},
 		{[]string{"prompt", "extra"}, exitUsage, "unexpected argument"},
-		{[]string{"bench", "--via", "http", "--engine", "wazero", "--mode", "per-call"}, exitUsage, "give the server's --url"},
+		{[]string{"bench", "--via", "http", "--url", "http://127.0.0.1:1/mcp", "--mode", "per-call"}, exitUsage, "give the server's --engine and --mode"},
+		{[]string{"bench", "--peer", "server.mjs"}, exitUsage, "--peer: with --via mcp"},
 		{[]string{"serve", "--drain-timeout", "-1s"}, exitUsage, "must be positive"},
 	}
 	for _, tt := range tests {

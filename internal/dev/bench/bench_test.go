@@ -126,3 +126,50 @@ func benchTarget(b *testing.B, t target, w *Workload, persistent, inProcess bool
 		b.ReportMetric(float64(heap), "heap-B/env")
 	}
 }
+
+// TestPeer runs W1 and one nested call on `codemode serve` and on the
+// same-protocol peer (internal/dev/bench/peer) over stdio and HTTP, in one
+// Run. It needs node and the peer's node_modules (`npm ci` there); without
+// them it is skipped, so CI need not have Node.
+func TestPeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds codemode and starts node")
+	}
+	p := &Peer{Script: filepath.Join("peer", "server.mjs")}
+	if err := CheckPeer(p); err != nil {
+		t.Skipf("the peer cannot run here: %v", err)
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build codemode with")
+	}
+	exe := filepath.Join(t.TempDir(), "codemode")
+	build := exec.Command(gobin, "build", "-o", exe, "github.com/codemode/codemode/cmd/codemode")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("building codemode: %v", err)
+	}
+	var ws []*Workload
+	for _, w := range append(Workloads(), SweepWorkloads()...) {
+		if w.Name == "trivial" || w.Name == "calls1" {
+			ws = append(ws, w)
+		}
+	}
+	for _, via := range []string{ViaMCP, ViaHTTP} {
+		rep, err := Run(context.Background(), Options{Engines: []string{"goja"}, Workloads: ws, N: 10, Via: via, Peer: p, Executable: exe, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Rows) != 2*2*len(ws) {
+			t.Fatalf("via %s: %d rows, want %d", via, len(rep.Rows), 2*2*len(ws))
+		}
+		for _, r := range rep.Rows {
+			if r.Error != "" {
+				t.Errorf("via %s: %s %s %s: %s", via, r.Engine, r.Mode, r.Workload, r.Error)
+			}
+		}
+		if rep.Rows[1].Engine != PeerEngine {
+			t.Errorf("via %s: the second row is %s, want the peer's", via, rep.Rows[1].Engine)
+		}
+	}
+}

@@ -22,8 +22,11 @@ import (
 type mcpTarget struct {
 	sessions []*mcp.ClientSession
 	stderr   []*tailBuffer
+	procs    []*exec.Cmd
 	cleanup  func()
 }
+
+func (t *mcpTarget) processes() []*exec.Cmd { return t.procs }
 
 // newMCPTarget starts the processes; config, if not empty, is the
 // --config they get (else the embedded default).
@@ -43,13 +46,14 @@ func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarg
 		tail := &tailBuffer{max: 4096}
 		cmd.Stderr = tail
 		// Connect has its own context: the session must outlive it.
-		s, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		s, err := client.Connect(context.Background(), &commandTransport{cmd: cmd}, nil)
 		if err != nil {
 			t.close()
 			return nil, fmt.Errorf("starting %s serve: %w%s", exe, err, tail.suffix())
 		}
 		t.sessions = append(t.sessions, s)
 		t.stderr = append(t.stderr, tail)
+		t.procs = append(t.procs, cmd)
 	}
 	return t, nil
 }

@@ -78,6 +78,12 @@ type Row struct {
 	// Setup is, in persistent mode, the median time of each environment's
 	// first run (which loads the state of a repl workload).
 	Setup time.Duration `json:"setup_ns,omitempty"`
+	// ServerCPU is, for a server process the bench started (via mcp, or
+	// http without a URL), the CPU time (user + system) of that process
+	// and its children (the upstream server) during the timed loop,
+	// divided by the runs (Linux /proc; 10 ms ticks, so long loops only).
+	// Unlike latency it barely depends on what else the machine runs.
+	ServerCPU time.Duration `json:"server_cpu_per_run_ns,omitempty"`
 	// Error is why the row failed: a run failed or gave a wrong answer.
 	Error string `json:"error,omitempty"`
 }

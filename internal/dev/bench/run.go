@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	goruntime "runtime"
 	"slices"
 	"strconv"
@@ -51,8 +52,14 @@ type Options struct {
 	// server at URL, over streamable HTTP: a replica, or a fleet's nginx).
 	Via string
 	// URL is the server Via "http" measures. Its engine and mode must be
-	// the one engine and mode of the run (checked with code_debug).
+	// the one engine and mode of the run (checked with code_debug). If
+	// empty, each row starts `codemode serve --listen` on a loopback port
+	// of its own (Executable) and measures that.
 	URL string
+	// Peer, if set, adds after every row the same row against the
+	// same-protocol peer (engine PeerEngine), Via "mcp" or "http" without
+	// a URL: the two are measured by the same client, interleaved.
+	Peer *Peer
 	// Executable is the codemode binary Via "mcp" spawns. If empty,
 	// os.Executable().
 	Executable string
@@ -148,8 +155,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	switch opts.Via {
 	case ViaInProcess, ViaMCP:
 	case ViaHTTP:
-		if opts.URL == "" || len(opts.Engines) != 1 || len(opts.Modes) != 1 {
-			return nil, fmt.Errorf("bench: via %q measures the server at URL: give its URL, and its one engine and mode", ViaHTTP)
+		if opts.URL != "" && (len(opts.Engines) != 1 || len(opts.Modes) != 1) {
+			return nil, fmt.Errorf("bench: via %q measures the server at URL: give its one engine and mode", ViaHTTP)
 		}
 	default:
 		return nil, fmt.Errorf("bench: unknown via %q (want %q or %q)", opts.Via, ViaMCP, ViaHTTP)
@@ -159,7 +166,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("bench: unknown mode %q (want %q or %q)", m, ModePerCall, ModePersistent)
 		}
 	}
-	if opts.Via == ViaMCP && opts.Executable == "" {
+	if opts.Peer != nil {
+		if opts.Via == ViaInProcess || opts.URL != "" {
+			return nil, fmt.Errorf("bench: the peer runs via %q, or via %q without a URL", ViaMCP, ViaHTTP)
+		}
+		if err := CheckPeer(opts.Peer); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+	}
+	spawns := opts.Via == ViaMCP || (opts.Via == ViaHTTP && opts.URL == "")
+	if spawns && opts.Executable == "" {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, fmt.Errorf("bench: locating codemode for --via mcp: %w", err)
@@ -174,7 +190,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("bench: unknown engine %q (want one of %q)", e, runtime.Engines())
 		}
 		st := EngineStatus{Name: e, Available: true}
-		if opts.Via == ViaHTTP {
+		if opts.Via == ViaHTTP && opts.URL != "" {
 			// The server's engine: newHTTPTarget checks it is this one.
 			engines = append(engines, e)
 		} else if err := checkEngine(e); err != nil {
@@ -185,6 +201,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep.Engines = append(rep.Engines, st)
 	}
 	total := len(engines) * len(opts.Modes) * len(opts.Workloads)
+	if opts.Peer != nil && len(engines) > 0 {
+		total += len(opts.Modes) * len(opts.Workloads)
+	}
 	p := &progress{w: opts.Progress, total: total}
 	// Targets of other processes are closed in the background: a `codemode
 	// serve` that is slow to exit (it waits for its upstream servers) must
@@ -203,6 +222,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 					return nil, ctx.Err()
 				}
 				rep.Rows = append(rep.Rows, row)
+				if opts.Peer != nil && e == engines[0] {
+					// The peer's row right after ours: the same load.
+					p.row(PeerEngine, m, w.Name)
+					row := runRow(ctx, opts, PeerEngine, m, w, p, &closing)
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					rep.Rows = append(rep.Rows, row)
+				}
 			}
 		}
 	}
@@ -213,6 +241,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 func newTarget(opts Options, engine, mode string, w *Workload) (target, error) {
+	if engine == PeerEngine {
+		if len(w.fixtures) > 0 || w.Family == "repl" || w.Setup != "" {
+			return nil, fmt.Errorf("the peer runs programs without fixtures or top-level state only (not %s)", w.Name)
+		}
+		if opts.Via == ViaHTTP {
+			return newSpawnedHTTPTarget(opts.Peer, opts.Executable, engine, mode, opts.Concurrency)
+		}
+		return newPeerStdioTarget(opts.Peer, opts.Executable, mode, opts.Concurrency)
+	}
 	switch opts.Via {
 	case ViaMCP:
 		if len(w.fixtures) == 0 {
@@ -230,6 +267,12 @@ func newTarget(opts Options, engine, mode string, w *Workload) (target, error) {
 		t.cleanup = remove
 		return t, nil
 	case ViaHTTP:
+		if opts.URL == "" {
+			if len(w.fixtures) > 0 {
+				return nil, fmt.Errorf("fixture workloads run in process or via %q", ViaMCP)
+			}
+			return newSpawnedHTTPTarget(nil, opts.Executable, engine, mode, opts.Concurrency)
+		}
 		return newHTTPTarget(opts.URL, engine, mode, opts.Concurrency)
 	}
 	return newStack(engine, mode, opts.Concurrency, w.fixtures)
@@ -333,6 +376,12 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 	var ms0, ms1 goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&ms0)
+	procs, _ := t.(interface{ processes() []*exec.Cmd })
+	var cpu0 time.Duration
+	cpuOK := false
+	if procs != nil {
+		cpu0, cpuOK = processCPU(procs.processes())
+	}
 	t0 := time.Now()
 	deadline := t0.Add(opts.RowTime)
 	var capped atomic.Bool
@@ -364,6 +413,14 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 	}
 	wg.Wait()
 	wall := time.Since(t0)
+	var cpu time.Duration
+	if cpuOK {
+		if cpu1, ok := processCPU(procs.processes()); ok {
+			cpu = cpu1 - cpu0
+		} else {
+			cpuOK = false
+		}
+	}
 	goruntime.ReadMemStats(&ms1)
 	if firstErr != nil {
 		return fail(firstErr)
@@ -383,6 +440,10 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 	row.N, row.TimeCapped = n, capped.Load()
 	row.Stats = Summarize(done)
 	row.Throughput = float64(n) / wall.Seconds()
+	if cpuOK && n > 0 {
+		// Over the runs made, which a time cap makes fewer than asked.
+		row.ServerCPU = cpu / time.Duration(n)
+	}
 	if inProcess {
 		row.AllocsPerRun = int64(ms1.Mallocs-ms0.Mallocs) / int64(n)
 		row.BytesPerRun = int64(ms1.TotalAlloc-ms0.TotalAlloc) / int64(n)

@@ -22,6 +22,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	b.WriteByte('\n')
 	cells := [][]string{{"engine", "mode", "workload", "n", "median", "p95", "p99", "runs/s", "allocs/run", "bytes/run", "heap/env", "rss/env", "setup"}}
+	cpu := false
+	for _, row := range r.Rows {
+		cpu = cpu || row.ServerCPU > 0
+	}
+	if cpu {
+		cells[0] = append(cells[0], "cpu/run")
+	}
 	var failures []string
 	capped := false
 	for _, row := range r.Rows {
@@ -35,12 +42,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 			n += "*"
 			capped = true
 		}
-		cells = append(cells, []string{
+		line := []string{
 			row.Engine, row.Mode, row.Workload, n,
 			FormatDuration(row.Stats.Median), FormatDuration(row.Stats.P95), FormatDuration(row.Stats.P99),
 			formatRate(row.Throughput), dash(row.AllocsPerRun, strconv.FormatInt), dash(row.BytesPerRun, FormatBytes),
 			dash(row.HeapPerEnv, FormatBytes), dash(row.RSSPerEnv, FormatBytes), dashDuration(row.Setup),
-		})
+		}
+		if cpu {
+			line = append(line, dashDuration(row.ServerCPU))
+		}
+		cells = append(cells, line)
 	}
 	writeColumns(&b, cells, 3)
 	if capped {

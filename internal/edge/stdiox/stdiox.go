@@ -25,19 +25,3 @@
 // Pipes created by os/exec for a child process are already pollable on the
 // parent's side; this package is only for the child's own stdio.
 package stdiox
-
-import (
-	"io"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
-
-// Transport returns an MCP transport that speaks newline-delimited JSON-RPC
-// over r and w, typically the values returned by [Pipes].
-//
-// Unlike [mcp.StdioTransport], closing the connection closes r and w; with
-// pollable files that also wakes a goroutine blocked reading r, so a closed
-// session leaves no reader goroutine behind.
-func Transport(r io.ReadCloser, w io.WriteCloser) mcp.Transport {
-	return &mcp.IOTransport{Reader: r, Writer: w}
-}

@@ -389,6 +389,11 @@ func newFrameFilter(r io.Reader, limit int, log *slog.Logger) *frameFilter {
 // transport closes the connection by closing the child's stdin).
 func (f *frameFilter) Close() error { return nil }
 
+// CloseUnblocksRead tells stdiox that the connection may read on its
+// caller's goroutine: closing the connection closes the child's stdin and
+// stops the child (childStdin.Close), which ends a read of its stdout.
+func (f *frameFilter) CloseUnblocksRead() bool { return true }
+
 func (f *frameFilter) Read(p []byte) (int, error) {
 	for len(f.out) == 0 {
 		if f.outLine {

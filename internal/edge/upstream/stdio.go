@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode/codemode/internal/edge/stdiox"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -39,14 +40,15 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err := t.cmd.Start(); err != nil {
 		return nil, err // Start closes the pipes
 	}
-	io := &mcp.IOTransport{
-		Reader: newFrameFilter(stdout, t.limit, t.log),
-		Writer: &childStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate},
-		// Our filter bounds every frame; the SDK's bound (which would end
-		// the connection) only has to stay out of the way.
-		MaxLineLength: t.limit + sdkFrameMargin,
+	// Our framing (stdiox: reused buffers, no per-message decoder) over
+	// the filter: the filter bounds every frame; the framing's own bound
+	// (which would end the connection) only has to stay out of the way.
+	r := newFrameFilter(stdout, t.limit, t.log)
+	w := &childStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate}
+	if stdiox.SDKFraming() {
+		return (&mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: t.limit + sdkFrameMargin}).Connect(ctx)
 	}
-	return io.Connect(ctx)
+	return (&stdiox.IOTransport{Reader: r, Writer: w, MaxFrame: t.limit + sdkFrameMargin}).Connect(ctx)
 }
 
 // childStdin is the child's stdin; closing it ends the child as
