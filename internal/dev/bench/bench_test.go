@@ -130,13 +130,17 @@ func benchTarget(b *testing.B, t target, w *Workload, persistent, inProcess bool
 // TestPeer runs W1 and one nested call on `codemode serve` and on the
 // same-protocol peer (internal/dev/bench/peer) over stdio and HTTP, in one
 // Run. It needs node and the peer's node_modules (`npm ci` there); without
-// them it is skipped, so CI need not have Node.
+// them it is skipped, unless CODEMODE_REQUIRE_NODE=1 (CI, whose
+// scripts/fetch-npm-fixtures.sh installs the peer): then it fails.
 func TestPeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds codemode and starts node")
 	}
 	p := &Peer{Script: filepath.Join("peer", "server.mjs")}
 	if err := CheckPeer(p); err != nil {
+		if os.Getenv("CODEMODE_REQUIRE_NODE") == "1" {
+			t.Fatalf("the peer cannot run here (CODEMODE_REQUIRE_NODE=1): %v", err)
+		}
 		t.Skipf("the peer cannot run here: %v", err)
 	}
 	gobin, err := exec.LookPath("go")
