@@ -68,6 +68,7 @@ func (v *fakeVM) HardStop()                  { v.hardStopped.Store(true) }
 func (v *fakeVM) End(bool) bool              { v.run, v.ended = nil, true; return true }
 func (v *fakeVM) Globals() ([]string, error) { return nil, nil }
 func (v *fakeVM) Fits(int64) bool            { return true }
+func (v *fakeVM) Retained() int64            { return 0 }
 func (v *fakeVM) Reusable() bool             { return false }
 func (v *fakeVM) Close() error               { v.closed.Store(true); return nil }
 

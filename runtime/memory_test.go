@@ -1,0 +1,87 @@
+package runtime_test
+
+import (
+	"context"
+	goruntime "runtime"
+	"runtime/metrics"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools/errs"
+)
+
+// liveHeap collects and reads the live heap.
+func liveHeap() uint64 {
+	goruntime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestPersistentGrowthIsBounded: a persistent environment whose every run
+// keeps ~24 MiB more (objects, or a typed array), each run well within its 64 MiB budget, used to grow
+// without limit on goja (the guard bounded growth during a run, not what
+// the environment kept). What an environment retains now counts against
+// its budget on both engines: within a few runs one fails with
+// MEMORY_LIMIT or the environment is reset for memory, and the heap never
+// holds much more than the budget.
+func TestPersistentGrowthIsBounded(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes goja's allocations too slow for this test's pace")
+	}
+	const budget = 64 << 20
+	programs := map[string]string{
+		"objects": `globalThis.keep = globalThis.keep || [];
+const a = []; for (let i = 0; i < 60000; i++) a.push({i, s: "item " + i});
+keep.push(a);
+return keep.length`,
+		"buffer": `globalThis.keep = globalThis.keep || [];
+keep.push(new Float64Array(3 << 20).fill(1.5)); // 24 MiB
+return keep.length`,
+	}
+	for _, c := range []struct{ engine, program string }{
+		{runtime.EngineGoja, "objects"}, {runtime.EngineGoja, "buffer"},
+		{runtime.EngineWazero, "objects"}, {runtime.EngineWazero, "buffer"},
+	} {
+		name, program := c.engine, programs[c.program]
+		t.Run(name+"/"+c.program, func(t *testing.T) {
+			rt, err := runtime.New(runtime.Options{Engine: name, Limits: runtime.Limits{Timeout: 10 * time.Second, MemoryBytes: budget}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			host := scope.NewHost("h")
+			defer host.Dispose()
+			es := rt.NewEnvironments(host.Child(scope.KindPlugin, "codemode"), runtime.EnvOptions{IdleTTL: -1})
+			o := es.Owner(host.Child(scope.KindAgent, "a"), "codemode")
+			base := liveHeap()
+			bounded := false
+			var peak uint64
+			for i := range 12 {
+				out := es.Run(context.Background(), o, runtime.Request{Code: program})
+				live := liveHeap()
+				peak = max(peak, live)
+				t.Logf("run %d: value %s, err %v, reset %q, live heap +%d MiB", i+1, out.Value, out.Err, out.ResetCause, (int64(live)-int64(base))>>20)
+				// (A typed array past what is left is refused up front on
+				// goja, a RangeError naming the budget.)
+				if errs.CodeOf(out.Err) == errs.CodeMemoryLimit || out.ResetCause == runtime.ResetMemory ||
+					out.Err != nil && strings.Contains(out.Err.Message, "memory budget") {
+					bounded = true
+					break
+				}
+				if out.Err != nil {
+					t.Fatalf("run %d: %v", i+1, out.Err)
+				}
+			}
+			if !bounded {
+				t.Fatal("12 runs, each keeping more, under a 64 MiB budget: never MEMORY_LIMIT, never reset for memory")
+			}
+			if grew := int64(peak) - int64(base); grew > 2*budget {
+				t.Fatalf("the live heap grew by %d MiB, over twice the budget", grew>>20)
+			}
+		})
+	}
+}
