@@ -203,46 +203,71 @@ func (g *guard) jsTime(now int64) int64 {
 	return t
 }
 
-// measureFloor is the least heap growth a persistent run must show before
-// the guard pays a GC cycle to measure what it retained: below it the run
-// is charged nothing (see growth).
-const measureFloor = 256 << 10
+// window is what a persistent runtime's runs have done since its
+// retention was last measured: measuring after every run would cost each
+// one a GC cycle, so runs add up until their growth is worth one.
+type window struct {
+	open     bool
+	base     uint64 // heap objects during its first run, at their lowest
+	jsBefore int64  // every run's JavaScript time when it opened
+	ownJS    int64  // this runtime's runs' JavaScript time since
+}
 
-// growth estimates what w's run, which has ended without being killed,
-// left its persistent environment holding: the live heap after a forced
-// GC cycle less the run's baseline (the heap objects when it started, or
-// less if they dropped meanwhile), times the run's share of the
-// JavaScript time every run spent while it ran (the guard's attribution
-// rule: a neighbour's growth is mostly not charged to this run). It
-// returns 0 without collecting when the heap objects grew by less than
-// max(measureFloor, the limit / 1024) — so a run that keeps a little less
-// each time escapes the count, a documented residual (docs/engines.md).
-// It never returns less than 0: what a program frees is not credited,
-// since garbage present when a run starts would look like freed memory.
-// It runs on the VM's goroutine, before the run's result returns; the GC
-// costs that run time in proportion to the live heap.
-func (g *guard) growth(w *watched) int64 {
+// measureFloor is the heap growth, since a persistent runtime's retention
+// was last measured, at which a run's end pays a GC cycle to measure it
+// again: max(1 MiB, the budget / 64), 4 MiB at the default 256 MiB.
+func measureFloor(limit int64) uint64 { return uint64(max(1<<20, limit>>6)) }
+
+// growth estimates what w's run, which ended without being killed, and
+// the runs of the same persistent runtime since the last measurement left
+// it holding. It adds the run to the window; when the heap objects have
+// grown by measureFloor since the window opened, it forces a GC cycle and
+// returns the live heap less the window's baseline (the heap objects when
+// it opened, an upper bound of the live heap then), times the share of
+// the JavaScript time every run spent meanwhile that was this runtime's
+// (the guard's attribution rule: growth while a neighbour ran is mostly
+// the neighbour's), and closes the window. Otherwise it returns 0 and the
+// window stays open: a program that keeps a little each time is measured
+// once the little adds up. It never returns less than 0: what a program
+// frees is not credited back, since garbage present when a window opens
+// would look like freed memory. Garbage present when a window opens is
+// counted as baseline, so that window's growth is undercounted by as much,
+// once (the measuring GC leaves little for the next window).
+//
+// It runs on the VM's goroutine, before the run's result returns: the GC
+// costs that run time in proportion to the live heap, once per
+// measureFloor of growth.
+func (g *guard) growth(w *watched, win *window) int64 {
 	sample := newSamples()
 	h := readHeap(sample)
+	now := time.Now().UnixNano()
 	g.mu.Lock()
 	base := min(w.baseline, h.objects)
+	own := w.jsTime(now)
 	g.mu.Unlock()
-	if h.objects <= base || int64(h.objects-base) < max(measureFloor, w.limit>>10) {
+	if !win.open {
+		// The base is not lowered by later runs: a GC between them would
+		// make the growth of the window so far look like the baseline.
+		*win = window{open: true, base: base, jsBefore: w.jsBefore}
+	}
+	win.ownJS += own
+	if h.objects <= win.base || h.objects-win.base < measureFloor(w.limit) {
 		return 0
 	}
 	runtime.GC()
 	h = readHeap(sample)
-	if h.live <= base {
+	now = time.Now().UnixNano()
+	g.mu.Lock()
+	others := g.jsTime(now) - win.jsBefore - win.ownJS
+	g.mu.Unlock()
+	ownJS, wbase := win.ownJS, win.base
+	*win = window{}
+	if h.live <= wbase {
 		return 0
 	}
-	grew := float64(h.live - base)
-	now := time.Now().UnixNano()
-	g.mu.Lock()
-	own := w.jsTime(now)
-	others := g.jsTime(now) - w.jsBefore - own
-	g.mu.Unlock()
-	if others > 0 && own+others > 0 {
-		grew *= float64(own) / float64(own+others)
+	grew := float64(h.live - wbase)
+	if others > 0 && ownJS+others > 0 {
+		grew *= float64(ownJS) / float64(ownJS+others)
 	}
 	return int64(grew)
 }

@@ -73,6 +73,7 @@ type vm struct {
 	bufBytes float64           // bytes of buffers the run allocated (see reserve)
 	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
 	retained int64             // persistent: the heap its runs left it holding (guard.growth), never less
+	window   window            // persistent: runs since retained was last measured
 	frames   []goja.StackFrame // scratch for callLine
 }
 
@@ -313,7 +314,7 @@ func (v *vm) End(stopped bool) bool {
 	memKilled := false
 	if v.w != nil {
 		if v.cfg.Persistent && !stopped && !v.abrupt && !v.w.killed.Load() {
-			v.retained += v.d.guard.growth(v.w)
+			v.retained += v.d.guard.growth(v.w, &v.window)
 		}
 		memKilled = v.d.guard.remove(v.w)
 	}
