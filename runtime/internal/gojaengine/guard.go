@@ -215,8 +215,15 @@ type window struct {
 
 // measureFloor is the heap growth, since a persistent runtime's retention
 // was last measured, at which a run's end pays a GC cycle to measure it
-// again: max(1 MiB, the budget / 64), 4 MiB at the default 256 MiB.
-func measureFloor(limit int64) uint64 { return uint64(max(1<<20, limit>>6)) }
+// again: the budget / 64 (4 MiB at the default 256 MiB; at least 1 MiB),
+// or, when the live heap is large, an eighth of it, up to the budget / 8.
+// A forced cycle costs in proportion to the live heap, so it is paid once
+// per a share of it, as the Go pacer itself does; the price is that a
+// runtime's retention may be undercounted by up to an eighth of its
+// budget between measurements.
+func measureFloor(limit int64, live uint64) uint64 {
+	return uint64(max(1<<20, limit>>6, min(int64(live>>3), limit>>3)))
+}
 
 // growth estimates what w's run, which ended without being killed, and
 // the runs of the same persistent runtime since the last measurement left
@@ -236,7 +243,7 @@ func measureFloor(limit int64) uint64 { return uint64(max(1<<20, limit>>6)) }
 //
 // It runs on the VM's goroutine, before the run's result returns: the GC
 // costs that run time in proportion to the live heap, once per
-// measureFloor of growth.
+// measureFloor of growth (an eighth of the live heap when it is large).
 func (g *guard) growth(w *watched, win *window) int64 {
 	sample := newSamples()
 	h := readHeap(sample)
@@ -251,7 +258,7 @@ func (g *guard) growth(w *watched, win *window) int64 {
 		*win = window{open: true, base: base, jsBefore: w.jsBefore}
 	}
 	win.ownJS += own
-	if h.objects <= win.base || h.objects-win.base < measureFloor(w.limit) {
+	if h.objects <= win.base || h.objects-win.base < measureFloor(w.limit, h.live) {
 		return 0
 	}
 	runtime.GC()
