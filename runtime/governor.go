@@ -140,16 +140,6 @@ func (r *reservation) set(n int64) {
 	}
 }
 
-// size reports what r holds.
-func (r *reservation) size() int64 {
-	if r == nil {
-		return 0
-	}
-	r.g.mu.Lock()
-	defer r.g.mu.Unlock()
-	return r.n
-}
-
 // close gives r's bytes back. Idempotent.
 func (r *reservation) close() {
 	if r == nil {
