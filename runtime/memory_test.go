@@ -2,8 +2,10 @@ package runtime_test
 
 import (
 	"context"
+	"os"
 	goruntime "runtime"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,4 +97,73 @@ return keep.length`,
 			}
 		})
 	}
+}
+
+// TestMemoryExperiment is the experiment behind docs/engines.md's table of
+// the governor's figures; it measures, asserts nothing, and runs only when
+// asked (minutes on goja):
+//
+//	CODEMODE_MEMORY_EXPERIMENT=goja[:BUDGET_MIB] go test -run TestMemoryExperiment -v ./runtime/
+//
+// 8 persistent environments, each run keeping ~33 MiB of small objects on
+// goja (~8 MiB on wazero), 6 rounds; VmRSS and VmHWM after each round,
+// and the governor's count.
+func TestMemoryExperiment(t *testing.T) {
+	spec := os.Getenv("CODEMODE_MEMORY_EXPERIMENT")
+	if spec == "" {
+		t.Skip("set CODEMODE_MEMORY_EXPERIMENT=goja[:BUDGET_MIB] or wazero[:BUDGET_MIB]")
+	}
+	eng, budget, _ := strings.Cut(spec, ":")
+	opts := runtime.Options{Engine: eng, Limits: runtime.Limits{Timeout: 20 * time.Second}}
+	if budget != "" {
+		mib, err := strconv.ParseInt(budget, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Governor = runtime.NewGovernor(mib << 20)
+	}
+	rt, err := runtime.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	host := scope.NewHost("h")
+	defer host.Dispose()
+	es := rt.NewEnvironments(host.Child(scope.KindPlugin, "codemode"), runtime.EnvOptions{IdleTTL: -1})
+	var owners []runtime.Owner
+	for i := range 8 {
+		owners = append(owners, es.Owner(host.Child(scope.KindAgent, strconv.Itoa(i)), "codemode"))
+	}
+	const program = `globalThis.keep = globalThis.keep || [];
+const a = []; for (let i = 0; i < 60000; i++) a.push({i, s: "item " + i});
+keep.push(a); return keep.length`
+	outcomes := map[string]int{}
+	start := time.Now()
+	for round := range 6 {
+		for _, o := range owners {
+			out := es.Run(context.Background(), o, runtime.Request{Code: program})
+			k := string(errs.CodeOf(out.Err))
+			if k == "" {
+				k = "ok"
+			}
+			outcomes[k]++
+			if out.ResetCause != "" {
+				outcomes["reset: "+string(out.ResetCause)]++
+			}
+		}
+		t.Logf("round %d: VmRSS %s, VmHWM %s, governor's count %d MiB of %d MiB", round+1,
+			procStatus("VmRSS"), procStatus("VmHWM"), rt.Governor().InUse()>>20, rt.Governor().Budget()>>20)
+	}
+	t.Logf("%s: %v in %s; releases %v", eng, outcomes, time.Since(start).Round(time.Millisecond), es.Evictions())
+}
+
+// procStatus reads a field of /proc/self/status ("?" elsewhere).
+func procStatus(field string) string {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
 }
