@@ -22,6 +22,14 @@
 // persistent program runs in the environment of its [Owner]; see
 // [Environments] for how owners are obtained and released.
 //
+// # Memory
+//
+// Every run and every persistent environment reserves memory from one
+// [Governor] per process (a runtime makes its own unless
+// [Options.Governor] shares one): a run that does not fit first releases
+// idle environments, least recently used first, then is refused with
+// OVERLOADED.
+//
 // The package shares its name with the standard library's runtime; importers
 // that need both alias the standard one (goruntime).
 package runtime
