@@ -100,6 +100,8 @@ func (p *Plugin) resetNote(cause runtime.ResetCause) string {
 		why = "your previous program timed out, and the engine had to discard its environment to stop it"
 	case runtime.ResetMemory:
 		why = "your previous program exceeded the memory budget"
+	case runtime.ResetMemoryBudget:
+		why = "it was released to keep the server within its memory budget (idle environments go first, least recently used first); keep less in globals, or retry if a program was refused with OVERLOADED"
 	case runtime.ResetStackOverflow:
 		why = "your previous program overflowed the stack, and the engine discarded its environment"
 	case runtime.ResetIdle:

@@ -218,6 +218,14 @@ func TestResetLine(t *testing.T) {
 				t.Fatal(res.TextOf())
 			}
 		}, want: "[environment reset: it was evicted to make room (at most 1 environments are kept, least recently used first); top-level names from earlier programs are gone]"},
+		{name: "memory budget", opts: Options{Limits: runtime.Limits{MemoryBytes: 64 << 20}, Governor: runtime.NewGovernor(64 << 20)}, trigger: func(t *testing.T, h *modelHost) {
+			// The idle environment holds something, and another agent's
+			// program needs 64 MiB of the 64 MiB total: the idle one goes.
+			other, _ := h.host.NewAgent(h.host.Preset(h.preset), "agent-2")
+			if res := h.run(t, other, map[string]any{"code": "return 1"}); res.IsError {
+				t.Fatal(res.TextOf())
+			}
+		}, want: "[environment reset: it was released to keep the server within its memory budget (idle environments go first, least recently used first); keep less in globals, or retry if a program was refused with OVERLOADED; top-level names from earlier programs are gone]"},
 	}
 	for _, engine := range engineNames(t) {
 		for _, c := range causes {

@@ -59,6 +59,10 @@ type Options struct {
 	Mode runtime.Mode
 	// Limits is the program budget (used when Runtime is nil).
 	Limits runtime.Limits
+	// Governor bounds the memory of all runs and persistent environments
+	// of the process (used when Runtime is nil; see runtime.Governor). If
+	// nil, the runtime makes its own with the default budget.
+	Governor *runtime.Governor
 	// Native lists tools that stay visible to the model even though the
 	// preset does not own them.
 	Native []string
@@ -142,7 +146,7 @@ func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, err
 	}
 	p.rt = opts.Runtime
 	if p.rt == nil {
-		rt, err := runtime.New(runtime.Options{Engine: opts.Engine, Limits: opts.Limits, Logger: opts.Logger})
+		rt, err := runtime.New(runtime.Options{Engine: opts.Engine, Limits: opts.Limits, Logger: opts.Logger, Governor: opts.Governor})
 		if err != nil {
 			return fail(fmt.Errorf("codemode: %w", err))
 		}

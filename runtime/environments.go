@@ -67,7 +67,17 @@ const (
 	// ResetEvicted: [EnvOptions.MaxEnvironments] were live, and this one
 	// was the least recently used.
 	ResetEvicted ResetCause = "evicted"
+	// ResetMemoryBudget: the process was at its memory budget (see
+	// [Governor]) when another program was admitted, and this was the
+	// least recently used idle environment.
+	ResetMemoryBudget ResetCause = "evicted: process memory budget"
 )
+
+// minEnvCharge is the least a kept environment holds in the governor: a
+// realm costs something even when its programs keep nothing (wazero's
+// memory is at least 16 MiB and reports itself; a goja runtime with the
+// prelude is about 1 MiB of heap).
+const minEnvCharge = 1 << 20
 
 // EnvOptions configures an Environments. A zero field means the default in
 // its comment.
@@ -113,6 +123,7 @@ type Environments struct {
 type penv struct {
 	mu       sync.Mutex // serialises runs: one program at a time per environment
 	env      engine.Env
+	res      *reservation // its share of the governor's budget; closed when its VM goes
 	lastUsed time.Time
 	label    string
 	globals  []string // after the last run; guarded by Environments.mu
@@ -135,6 +146,7 @@ func (rt *Runtime) NewEnvironments(plugin *scope.Scope, opts EnvOptions) *Enviro
 		go es.sweep()
 	}
 	plugin.Effect(es.close)
+	rt.gov.register(es)
 	return es
 }
 
@@ -245,14 +257,36 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	if err := checkSize(req.Code, limits); err != nil {
 		return Outcome{Err: err, Duration: time.Since(start)}
 	}
-	pe, fresh, cause, err := es.get(ctx, o.o, limits)
-	if err != nil {
-		return Outcome{Err: err, Duration: time.Since(start)}
+	var pe *penv
+	var fresh bool
+	var cause ResetCause
+	for {
+		var err *errs.Error
+		pe, fresh, cause, err = es.get(ctx, o.o, limits)
+		if err != nil {
+			return Outcome{Err: err, Duration: time.Since(start)}
+		}
+		pe.mu.Lock()
+		if es.current(o.o.key, pe) {
+			break
+		}
+		// Released between get and now (the governor took it, or it
+		// expired): the next get makes a new one and reports why.
+		pe.mu.Unlock()
 	}
-	pe.mu.Lock()
+	// The run may grow the environment to its whole budget: top its
+	// reservation up (a fresh one was reserved whole).
+	if err := pe.res.grow(limits.MemoryBytes); err != nil {
+		pe.mu.Unlock()
+		return Outcome{Err: err, Duration: time.Since(start), Reset: fresh, ResetCause: cause}
+	}
 	out := es.rt.runIn(ctx, pe.env, req, limits, true)
 	out.Globals = pe.env.Globals()
 	usable := pe.env.Usable()
+	retained := pe.env.Retained()
+	// Back to what it holds now (nothing once its VM is gone: the
+	// reservation closed with it).
+	pe.res.set(max(retained, minEnvCharge))
 	pe.lastUsed = time.Now()
 	pe.mu.Unlock()
 	es.mu.Lock()
@@ -262,7 +296,13 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	if !usable {
 		// A broken environment (out of memory, crashed, abandoned after a
 		// timeout) is never reused: the next run starts fresh.
-		es.releaseKey(o.o.key, "broken", brokenCause(out.Err))
+		cause := brokenCause(out.Err)
+		if out.Err == nil && retained >= limits.MemoryBytes {
+			// A run that succeeded but left the environment holding its
+			// whole budget (goja measures this after the run).
+			cause = ResetMemory
+		}
+		es.releaseKey(o.o.key, "broken", cause)
 	}
 	es.mu.Lock()
 	if _, live := es.owners[o.o.key]; !live {
@@ -275,6 +315,14 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	}
 	out.Duration = time.Since(start)
 	return out
+}
+
+// current reports whether pe is key's environment (not released since).
+func (es *Environments) current(key ownerKey, pe *penv) bool {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	cur, ok := es.lru.Peek(key)
+	return es.closed || (ok && cur == pe)
 }
 
 // brokenCause is the reset cause of an environment a run left unusable.
@@ -303,11 +351,20 @@ func (es *Environments) get(ctx context.Context, o *owner, limits Limits) (pe *p
 		return pe, false, "", nil
 	}
 	es.mu.Unlock()
-	env, err := es.rt.eng.NewEnv(ctx, es.rt.envOptions(true, limits))
+	// Admission: a new environment reserves its whole budget for its first
+	// run (Run sets it to what it retains afterwards).
+	res, rerr := es.rt.gov.reserve(limits.MemoryBytes, true)
+	if rerr != nil {
+		return nil, false, "", rerr
+	}
+	opts := es.rt.envOptions(true, limits)
+	opts.Released = res.close
+	env, err := es.rt.eng.NewEnv(ctx, opts)
 	if err != nil {
+		res.close()
 		return nil, false, "", envError(err)
 	}
-	pe = &penv{env: env, lastUsed: time.Now(), label: o.label}
+	pe = &penv{env: env, res: res, lastUsed: time.Now(), label: o.label}
 	es.mu.Lock()
 	if existing, ok := es.lru.Get(o.key); ok { // lost a race: use the winner's
 		es.mu.Unlock()
@@ -377,6 +434,42 @@ func (es *Environments) sweep() {
 	}
 }
 
+// oldestIdle finds the least recently used environment that is not
+// running a program, for the governor; ok is false when there is none.
+func (es *Environments) oldestIdle() (key ownerKey, lastUsed int64, ok bool) {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	if es.closed {
+		return key, 0, false
+	}
+	for _, k := range es.lru.Keys() { // oldest first
+		pe, _ := es.lru.Peek(k)
+		if pe.mu.TryLock() {
+			used := pe.lastUsed.UnixNano()
+			pe.mu.Unlock()
+			return k, used, true
+		}
+	}
+	return key, 0, false
+}
+
+// evictIdle releases key's environment for the governor, if it is still
+// there and idle, and reports whether it did.
+func (es *Environments) evictIdle(key ownerKey) bool {
+	es.mu.Lock()
+	pe, ok := es.lru.Peek(key)
+	if !ok || !pe.mu.TryLock() {
+		es.mu.Unlock()
+		return false
+	}
+	// Idle, and no run can start on it: Run locks pe.mu after get.
+	es.reason, es.cause = "memory budget", ResetMemoryBudget
+	es.lru.Remove(key)
+	pe.mu.Unlock()
+	es.closeEvicted()
+	return true
+}
+
 // expire releases environments idle for longer than IdleTTL.
 func (es *Environments) expire(now time.Time) {
 	es.mu.Lock()
@@ -404,6 +497,7 @@ func (es *Environments) close() {
 		return
 	}
 	es.closed = true
+	es.rt.gov.unregister(es)
 	owners := make([]*owner, 0, len(es.owners))
 	for _, o := range es.owners {
 		owners = append(owners, o)

@@ -20,31 +20,43 @@ import (
 type countingEngine struct {
 	live atomic.Int64
 	made atomic.Int64
+	// retained is what every environment reports holding after a run.
+	retained atomic.Int64
+	// hook, if set, runs inside every Run (tests block runs with it).
+	hook func()
 }
 
 type countingEnv struct {
-	eng    *countingEngine
-	runs   int
-	closed atomic.Bool
+	eng      *countingEngine
+	runs     int
+	closed   atomic.Bool
+	released func()
 }
 
 func (e *countingEngine) NewEnv(ctx context.Context, o engine.EnvOptions) (engine.Env, error) {
 	e.live.Add(1)
 	e.made.Add(1)
-	return &countingEnv{eng: e}, nil
+	return &countingEnv{eng: e, released: o.Released}, nil
 }
 func (e *countingEngine) Close() error { return nil }
 
 func (v *countingEnv) Run(ctx context.Context, j *engine.Job) engine.Result {
+	if v.eng.hook != nil {
+		v.eng.hook()
+	}
 	v.runs++
 	b, _ := json.Marshal(v.runs)
 	return engine.Result{Value: b}
 }
 func (v *countingEnv) Globals() []string { return []string{"x"} }
 func (v *countingEnv) Usable() bool      { return !v.closed.Load() }
+func (v *countingEnv) Retained() int64   { return v.eng.retained.Load() }
 func (v *countingEnv) Close() error {
 	if !v.closed.Swap(true) {
 		v.eng.live.Add(-1)
+		if v.released != nil {
+			v.released()
+		}
 	}
 	return nil
 }

@@ -22,6 +22,14 @@
 // persistent program runs in the environment of its [Owner]; see
 // [Environments] for how owners are obtained and released.
 //
+// # Memory
+//
+// Every run and every persistent environment reserves memory from one
+// [Governor] per process (a runtime makes its own unless
+// [Options.Governor] shares one): a run that does not fit first releases
+// idle environments, least recently used first, then is refused with
+// OVERLOADED.
+//
 // The package shares its name with the standard library's runtime; importers
 // that need both alias the standard one (goruntime).
 package runtime
@@ -175,6 +183,14 @@ type Options struct {
 	// PoolSize is the number of warm per-call environments. If zero, the
 	// engine's default.
 	PoolSize int
+	// Governor bounds the memory of every run and persistent environment
+	// across the runtimes that share it (see [Governor]). If nil, the
+	// runtime makes its own with the default budget ([NewGovernor](0));
+	// a process with several runtimes should share one.
+	Governor *Governor
+	// NoGovernor runs without any process-wide bound (tests and
+	// benchmarks that measure the engine alone).
+	NoGovernor bool
 }
 
 // Runtime runs programs. It is safe for concurrent use; Close releases the
@@ -183,13 +199,17 @@ type Runtime struct {
 	opts   Options
 	limits Limits
 	eng    engine.Engine
+	gov    *Governor // nil: no bound
 	log    *slog.Logger
 	closed atomic.Bool
 }
 
 // New creates a runtime with the chosen engine.
 func New(opts Options) (*Runtime, error) {
-	rt := &Runtime{opts: opts, limits: opts.Limits.WithDefaults(), log: opts.Logger}
+	rt := &Runtime{opts: opts, limits: opts.Limits.WithDefaults(), log: opts.Logger, gov: opts.Governor}
+	if rt.gov == nil && !opts.NoGovernor {
+		rt.gov = NewGovernor(0)
+	}
 	if rt.log == nil {
 		rt.log = slog.New(slog.DiscardHandler)
 	}
@@ -214,6 +234,10 @@ func (rt *Runtime) Engine() string { return rt.opts.Engine }
 
 // Limits reports the default budget.
 func (rt *Runtime) Limits() Limits { return rt.limits }
+
+// Governor reports the governor the runtime's runs and environments
+// reserve memory from (nil: no bound).
+func (rt *Runtime) Governor() *Governor { return rt.gov }
 
 // Close releases the engine. Runs in progress are not waited for.
 func (rt *Runtime) Close() error {
@@ -307,8 +331,18 @@ func (rt *Runtime) Run(ctx context.Context, req Request) Outcome {
 	if err := checkSize(req.Code, limits); err != nil {
 		return Outcome{Err: err, Duration: time.Since(start)}
 	}
-	env, err := rt.eng.NewEnv(ctx, rt.envOptions(false, limits))
+	// Admission: the run's whole memory budget, given back when the
+	// engine lets go of its VM (for a run abandoned in a built-in, when
+	// the built-in returns, not when Run returns).
+	res, rerr := rt.gov.reserve(limits.MemoryBytes, false)
+	if rerr != nil {
+		return Outcome{Err: rerr, Duration: time.Since(start)}
+	}
+	opts := rt.envOptions(false, limits)
+	opts.Released = res.close
+	env, err := rt.eng.NewEnv(ctx, opts)
 	if err != nil {
+		res.close()
 		return Outcome{Err: envError(err), Duration: time.Since(start)}
 	}
 	defer env.Close()

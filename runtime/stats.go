@@ -11,8 +11,8 @@ func (rt *Runtime) Warm() (warm int, ok bool) {
 }
 
 // Evictions reports how many persistent environments have been released,
-// by cause ("capacity", "idle", "reset", "broken", "released", "owner
-// released", "plugin unloaded"), since es was created.
+// by cause ("capacity", "idle", "memory budget", "reset", "broken",
+// "released", "owner released", "plugin unloaded"), since es was created.
 func (es *Environments) Evictions() map[string]int64 {
 	es.mu.Lock()
 	defer es.mu.Unlock()

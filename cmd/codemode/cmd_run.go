@@ -80,6 +80,7 @@ func cmdRun(ctx context.Context, env *cliEnv, args []string) int {
 		return exitUsage
 	}
 	defer a.Close()
+	setGoMemoryLimit(a.plugin.Runtime().Governor(), log)
 	start := time.Now()
 	res, calls := runProgram(ctx, a, code, !asJSON, env.stdout)
 	if asJSON {

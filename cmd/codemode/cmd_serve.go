@@ -120,6 +120,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 		return exitUsage
 	}
 	defer a.Close()
+	setGoMemoryLimit(a.plugin.Runtime().Governor(), log)
 	if metricsAddr != "" {
 		addr, stop, err := serveMetrics(metricsAddr, a.obs.tel.MetricsHandler(), cm.Token(nil))
 		if err != nil {

@@ -90,6 +90,7 @@ func (o *observability) observe(a *app) error {
 		Engine:       rt.Engine(),
 		Warm:         rt.Warm,
 		Upstreams:    a.upstream.Status,
+		Memory:       func() (int64, int64) { return rt.Governor().InUse(), rt.Governor().Budget() },
 	})
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)

@@ -150,6 +150,10 @@ type CodeMode struct {
 	MaxCodeBytes          int64 // program text, checked before any parse
 	MaxNestingDepth       int   // program nesting, checked before any recursion
 	MaxArgumentBytes      int64 // a call's JSON arguments
+	// MaxTotalMemoryBytes is the memory governor's budget, across every
+	// run and persistent environment of the process; 0 means
+	// runtime.DefaultTotalMemory (3/4 of the cgroup limit or the RAM).
+	MaxTotalMemoryBytes int64
 	// Native lists tool names (as registered, e.g. "mcp__fake__ticker")
 	// that stay visible to the model instead of being masked.
 	Native          []string

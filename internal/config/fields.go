@@ -176,6 +176,8 @@ var codeModeFields = []field[CodeMode]{
 	{key: "maxResultBytes", kind: kSize, at: func(c *CodeMode) any { return &c.MaxResultBytes }, help: "a program's JSON return value (default 1MiB)"},
 	{key: "maxCodeBytes", kind: kSize, at: func(c *CodeMode) any { return &c.MaxCodeBytes }, help: "a program's text, checked before anything parses it (default 256KiB)"},
 	{key: "maxNestingDepth", kind: kCount, at: func(c *CodeMode) any { return &c.MaxNestingDepth }, help: "how deeply a program may nest brackets, operators and statements (default 1000)"},
+	{key: "maxTotalMemoryBytes", kind: kSize, at: func(c *CodeMode) any { return &c.MaxTotalMemoryBytes },
+		help: "the memory of every program and persistent environment of the process together: past it the least recently used idle environment is released, then programs are refused with OVERLOADED (default: 3/4 of the cgroup memory limit or of the RAM, whichever is smaller)"},
 	{key: "maxArgumentBytes", kind: kSize, at: func(c *CodeMode) any { return &c.MaxArgumentBytes }, help: "a tool call's JSON arguments, direct or nested (default 4MiB)"},
 	{key: "native", kind: kStrings, at: func(c *CodeMode) any { return &c.Native }, help: "tool names that stay visible to the model instead of being masked"},
 	{key: "catalogBudget", kind: kCount, at: func(c *CodeMode) any { return &c.CatalogBudget }, help: "the tool catalog in code_run's description, in o200k_base tokens: tools keep their one-line signatures while they fit, the rest are listed by name or counted (default 3000)"},

@@ -27,6 +27,7 @@ func (c *Config) PresetOptions(log *slog.Logger) codemode.Options {
 			MaxNestingDepth:       cm.MaxNestingDepth,
 			MemoryBytes:           cm.Memory,
 		},
+		Governor:        runtime.NewGovernor(cm.MaxTotalMemoryBytes),
 		Native:          cm.Native,
 		CatalogBudget:   cm.CatalogBudget,
 		MaxEnvironments: cm.MaxEnvironments,

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/url"
@@ -152,6 +153,9 @@ func validateCodeMode(p *parser, path string, c CodeMode) {
 		p.add(join(path, "mode"), "%q is not a mode (want one of %q)", c.Mode, runtime.Modes())
 	}
 	checkNonNegative(p, path, codeModeFields, &c)
+	if per := cmp.Or(c.Memory, runtime.Limits{}.WithDefaults().MemoryBytes); c.MaxTotalMemoryBytes > 0 && c.MaxTotalMemoryBytes < per {
+		p.add(join(path, "maxTotalMemoryBytes"), "%d bytes is less than one program's memory budget (%d bytes, codemode.memory): every program would be refused", c.MaxTotalMemoryBytes, per)
+	}
 	seen := map[string]bool{}
 	for i, n := range c.Native {
 		at := fmt.Sprintf("%s.native[%d]", path, i)

@@ -24,6 +24,8 @@ const (
 	metricEnvironments    = "codemode.environments"
 	metricEvictions       = "codemode.environment.evictions"
 	metricPoolWarm        = "codemode.pool.warm"
+	metricMemoryReserved  = "codemode.memory.reserved"
+	metricMemoryBudget    = "codemode.memory.budget"
 	metricUpstreamState   = "codemode.upstream.state"
 	metricUpstreamRestart = "codemode.upstream.restarts"
 )
@@ -104,6 +106,9 @@ type Sources struct {
 	Warm func() (int, bool)
 	// Upstreams reports the upstream servers (upstream.Manager.Status).
 	Upstreams func() []upstream.ServerStatus
+	// Memory reports the memory governor's reservations and its budget,
+	// in bytes (runtime.Governor InUse and Budget).
+	Memory func() (reserved, budget int64)
 }
 
 // upstreamStates are the states codemode.upstream.state reports, one
@@ -129,6 +134,14 @@ func (t *Telemetry) Observe(src Sources) (unregister func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	reserved, err := m.Int64ObservableGauge(metricMemoryReserved, metric.WithUnit("By"), metric.WithDescription("memory reserved by running programs and kept persistent environments (the memory governor)"))
+	if err != nil {
+		return nil, err
+	}
+	budget, err := m.Int64ObservableGauge(metricMemoryBudget, metric.WithUnit("By"), metric.WithDescription("the memory governor's budget (codemode.maxTotalMemoryBytes)"))
+	if err != nil {
+		return nil, err
+	}
 	state, err := m.Int64ObservableGauge(metricUpstreamState, metric.WithDescription("upstream MCP servers by state: 1 for the state a server is in, 0 for the others"))
 	if err != nil {
 		return nil, err
@@ -150,6 +163,11 @@ func (t *Telemetry) Observe(src Sources) (unregister func(), err error) {
 				o.ObserveInt64(warm, int64(n), metric.WithAttributes(keyEngine.String(src.Engine)))
 			}
 		}
+		if src.Memory != nil {
+			r, b := src.Memory()
+			o.ObserveInt64(reserved, r)
+			o.ObserveInt64(budget, b)
+		}
 		if src.Upstreams != nil {
 			for _, s := range src.Upstreams() {
 				for _, st := range upstreamStates {
@@ -163,7 +181,7 @@ func (t *Telemetry) Observe(src Sources) (unregister func(), err error) {
 			}
 		}
 		return nil
-	}, envs, evictions, warm, state, restarts)
+	}, envs, evictions, warm, reserved, budget, state, restarts)
 	if err != nil {
 		return nil, err
 	}

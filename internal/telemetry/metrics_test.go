@@ -100,6 +100,8 @@ func TestMetrics(t *testing.T) {
 		{"mcp_client_operation_duration_seconds", map[string]string{"mcp_method_name": "tools/call", "codemode_server": "fake"}, 3},
 		{"codemode_environments", nil, 1}, // the session's agent keeps one
 		{"codemode_pool_warm", map[string]string{"codemode_engine": "goja"}, -2},
+		{"codemode_memory_reserved_bytes", nil, -2},
+		{"codemode_memory_budget_bytes", nil, -2},
 		{"codemode_upstream_state", map[string]string{"codemode_server": "fake", "codemode_upstream_state": "ready"}, 1},
 		{"codemode_upstream_state", map[string]string{"codemode_server": "fake", "codemode_upstream_state": "restarting"}, 0},
 		{"codemode_upstream_restarts_total", map[string]string{"codemode_server": "fake"}, 0},

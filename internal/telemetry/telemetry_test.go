@@ -89,6 +89,7 @@ func newHost(t *testing.T, opts telemetry.Options, server config.Server, mode ru
 		Engine:    h.plugin.Runtime().Engine(),
 		Warm:      h.plugin.Runtime().Warm,
 		Upstreams: h.mgr.Status,
+		Memory:    func() (int64, int64) { g := h.plugin.Runtime().Governor(); return g.InUse(), g.Budget() },
 	})
 	if err != nil {
 		t.Fatal(err)

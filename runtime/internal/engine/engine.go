@@ -61,6 +61,12 @@ type EnvOptions struct {
 	// parser runs on the Go stack (goja).
 	MaxCodeBytes    int
 	MaxNestingDepth int
+	// Released, if set, is called once, when the environment lets go of
+	// its VM for good (closed, discarded after a failure, or, for a run
+	// abandoned in a built-in, when the built-in returns): until then the
+	// VM may hold memory. The runtime's memory governor gives a run's
+	// reservation back here. Not called when NewEnv fails.
+	Released func()
 }
 
 // Env is one JavaScript realm.
@@ -76,6 +82,10 @@ type Env interface {
 	// Usable is false when the environment must not run another program
 	// (it crashed, ran out of memory, or was closed).
 	Usable() bool
+	// Retained reports the bytes a persistent environment held after its
+	// last run, as the engine measures them (see VM.Retained); 0 for a
+	// per-call one.
+	Retained() int64
 	Close() error
 }
 

@@ -26,6 +26,9 @@ type env struct {
 	globals      []string // last read by Globals
 	globalsStale bool     // a program ran since
 	namedTools   bool     // a program run here named `tools` (see Run)
+	retained     int64    // VM.Retained after the last run
+
+	released func() // EnvOptions.Released, nil once called
 }
 
 var _ Env = (*env)(nil)
@@ -100,15 +103,32 @@ func (en *env) ended(r *Run, usable bool) {
 	if !usable {
 		en.unusable = true
 	}
+	if en.vm != nil && en.cfg.Persistent {
+		en.retained = en.vm.Retained() // we drove it last
+	}
 	var v VM
 	if en.closed || !usable {
 		v, en.vm = en.vm, nil
 	}
 	closed := en.closed
+	rel := en.letGo(v)
 	en.mu.Unlock()
 	if v != nil {
 		en.eng.release(v, closed && usable)
+		rel()
 	}
+}
+
+// letGo is called under en.mu when the environment lets go of v (nil if
+// it keeps its VM): it returns the Released callback to call once v is
+// released, or a no-op.
+func (en *env) letGo(v VM) func() {
+	if v == nil || en.released == nil {
+		return func() {}
+	}
+	rel := en.released
+	en.released = nil
+	return rel
 }
 
 // Globals implements Env: the names programs added to the global object,
@@ -150,14 +170,23 @@ func (en *env) Close() error {
 	if !en.busy {
 		v, en.vm = en.vm, nil
 	}
+	rel := en.letGo(v)
 	en.mu.Unlock()
 	if r != nil {
 		r.Kill(&errs.Error{Code: errs.CodeCancelled, Message: "the environment was closed while the program ran"})
 	}
 	if v != nil {
 		en.eng.release(v, true) // the VM says if it can serve again (Reusable)
+		rel()
 	}
 	return nil
+}
+
+// Retained implements Env: what the VM reported after the last run.
+func (en *env) Retained() int64 {
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	return en.retained
 }
 
 // VMOf returns the VM of an environment made by a Base, or nil (tests).

@@ -151,7 +151,8 @@ func (b *Base) fillOne() bool {
 
 // config applies the engine's defaults to an environment's options.
 func (b *Base) config(o EnvOptions) VMConfig {
-	c := VMConfig(o)
+	c := VMConfig{Persistent: o.Persistent, MemoryLimit: o.MemoryLimit, MaxStackDepth: o.MaxStackDepth,
+		MaxCodeBytes: o.MaxCodeBytes, MaxNestingDepth: o.MaxNestingDepth}
 	if c.MemoryLimit <= 0 {
 		c.MemoryLimit = b.caps.MemoryLimit
 	}
@@ -214,7 +215,7 @@ func (b *Base) NewEnv(ctx context.Context, opts EnvOptions) (Env, error) {
 		b.release(v, false)
 		return nil, err
 	}
-	return &env{eng: b, cfg: cfg, vm: v}, nil
+	return &env{eng: b, cfg: cfg, vm: v, released: opts.Released}, nil
 }
 
 // release takes back a VM (nil if the environment had none): into the

@@ -184,6 +184,11 @@ func (r *Run) Expired() bool {
 	return true
 }
 
+// Killed reports whether the run was killed (deadline, cancellation, a
+// memory kill, Close): its VM may still be busy in a built-in, and what it
+// allocates from now on is its own doing. Any goroutine.
+func (r *Run) Killed() bool { return r.killedErr() != nil }
+
 func (r *Run) killedErr() *errs.Error {
 	r.killMu.Lock()
 	defer r.killMu.Unlock()

@@ -23,6 +23,7 @@ type fakeVM struct {
 	interrupted atomic.Bool
 	hardStopped atomic.Bool
 	closed      atomic.Bool
+	retained    int64
 
 	run     *Run
 	pending int
@@ -68,6 +69,7 @@ func (v *fakeVM) HardStop()                  { v.hardStopped.Store(true) }
 func (v *fakeVM) End(bool) bool              { v.run, v.ended = nil, true; return true }
 func (v *fakeVM) Globals() ([]string, error) { return nil, nil }
 func (v *fakeVM) Fits(int64) bool            { return true }
+func (v *fakeVM) Retained() int64            { return v.retained }
 func (v *fakeVM) Reusable() bool             { return false }
 func (v *fakeVM) Close() error               { v.closed.Store(true); return nil }
 
@@ -151,7 +153,8 @@ func TestAbandon(t *testing.T) {
 	block := make(chan struct{})
 	v := &fakeVM{block: block}
 	b := newFake(t, Capabilities{Grace: 20 * time.Millisecond}, func() *fakeVM { return v })
-	env, err := b.NewEnv(context.Background(), EnvOptions{})
+	var released atomic.Int64
+	env, err := b.NewEnv(context.Background(), EnvOptions{Released: func() { released.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +173,49 @@ func TestAbandon(t *testing.T) {
 	if v.closed.Load() {
 		t.Error("the VM was closed while its goroutine was inside it")
 	}
+	if n := released.Load(); n != 0 {
+		t.Errorf("Released was called %d times while the abandoned VM still ran (its memory is still held)", n)
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		close(block)
-		for !v.closed.Load() {
+		for !v.closed.Load() || released.Load() == 0 {
 			time.Sleep(time.Millisecond)
 		}
 	})
 	wg.Wait()
+	if n := released.Load(); n != 1 {
+		t.Errorf("Released was called %d times once the VM came back, want 1", n)
+	}
+}
+
+// Released runs once, when a persistent environment lets go of its VM, and
+// Retained reports what the VM said after the last run.
+func TestReleasedAndRetained(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	b := newFake(t, Capabilities{}, func() *fakeVM { return &fakeVM{retained: 5 << 20} })
+	var released atomic.Int64
+	env, err := b.NewEnv(context.Background(), EnvOptions{Persistent: true, Released: func() { released.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := env.Retained(); got != 0 {
+		t.Fatalf("retained %d before any run", got)
+	}
+	for range 2 {
+		if res := env.Run(context.Background(), &Job{Deadline: time.Now().Add(10 * time.Second)}); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	if got := env.Retained(); got != 5<<20 {
+		t.Fatalf("retained %d, want 5 MiB", got)
+	}
+	if n := released.Load(); n != 0 {
+		t.Fatalf("Released called %d times while the environment keeps its VM", n)
+	}
+	env.Close()
+	env.Close()
+	if n := released.Load(); n != 1 {
+		t.Fatalf("Released called %d times after Close, want 1", n)
+	}
 }

@@ -63,6 +63,12 @@ type VM interface {
 	// Globals lists the enumerable global names programs added (see the
 	// prelude's globals), between runs.
 	Globals() ([]string, error)
+	// Retained reports the bytes the realm holds between runs that count
+	// against its environment's memory budget and the process's: exact
+	// where the engine has its own memory (a wasm memory's size), an
+	// estimate where it shares the Go heap (goja: see its guard). Called
+	// between runs, by the goroutine that drives the VM last.
+	Retained() int64
 	// Fits reports whether the VM can serve an environment with this
 	// memory limit (a wasm memory never shrinks).
 	Fits(memoryLimit int64) bool

@@ -16,6 +16,7 @@ import (
 type watched struct {
 	run      *engine.Run
 	limit    int64
+	retained int64         // what the run's persistent environment held when it started
 	killed   atomic.Bool   // the guard killed the run
 	finished chan struct{} // closed when the VM lets go of the run
 
@@ -23,7 +24,13 @@ type watched struct {
 	startCycles uint64       // GC cycles completed when the run started
 	jsSince     atomic.Int64 // UnixNano when the VM entered JavaScript, 0 outside
 	jsTotal     atomic.Int64 // nanoseconds spent in JavaScript so far
+	jsBefore    int64        // every run's JavaScript time when this one started (guard.jsTime)
 }
+
+// budget is what the run may grow the heap by: its limit less what its
+// environment already holds, so that a persistent environment's state and
+// the growth of its runs share one budget, as on wazero.
+func (w *watched) budget() int64 { return max(0, w.limit-w.retained) }
 
 func (w *watched) enterJS() { w.jsSince.Store(time.Now().UnixNano()) }
 func (w *watched) leaveJS() {
@@ -70,11 +77,13 @@ func (w *watched) jsTime(now int64) int64 {
 //     executing JavaScript (a run parked on a tool call allocates nothing).
 //     A bomb running next to quiet programs is the one killed; two heavy
 //     programs running together can be blamed for each other's memory.
-//   - It limits growth during a run, not what a persistent environment
-//     retains between runs. Garbage present when a run starts widens that
-//     run's budget by as much (the baseline errs on the generous side, so a
-//     run is never blamed for a neighbour's garbage or for an abandoned VM
-//     still holding memory).
+//   - What a persistent environment retains between runs is estimated when
+//     each run ends (growth) and counts against the budget of its later
+//     runs (watched.budget) and against the runtime's memory governor.
+//     Garbage present when a run starts widens that run's budget by as
+//     much (the baseline errs on the generous side, so a run is never
+//     blamed for a neighbour's garbage or for an abandoned VM still
+//     holding memory).
 //   - Overshoot: a run is caught when the GC cycle started after it crossed
 //     its budget ends, so it overshoots by what it allocates during one
 //     cycle (its own live heap slows it down through GC assists), plus
@@ -95,6 +104,8 @@ type guard struct {
 	// microseconds, a goroutine wake-up on another core; and the guard's
 	// first sample came one interval in anyway.
 	alarm *time.Timer
+
+	endedJS int64 // JavaScript time of the runs no longer watched; under mu
 
 	gcBusy atomic.Bool    // a forced GC is in flight
 	gcWG   sync.WaitGroup // forced GCs, waited for when the guard stops
@@ -153,11 +164,13 @@ func newSamples() []metrics.Sample {
 	return []metrics.Sample{{Name: objectsMetric}, {Name: liveMetric}, {Name: cyclesMetric}}
 }
 
-// add starts watching a run with the given budget.
-func (g *guard) add(r *engine.Run, limit int64) *watched {
+// add starts watching a run with the given budget, of which its
+// environment already holds retained.
+func (g *guard) add(r *engine.Run, limit, retained int64) *watched {
 	h := readHeap(newSamples())
-	w := &watched{run: r, limit: limit, finished: make(chan struct{}), baseline: h.objects, startCycles: h.cycles}
+	w := &watched{run: r, limit: limit, retained: retained, finished: make(chan struct{}), baseline: h.objects, startCycles: h.cycles}
 	g.mu.Lock()
+	w.jsBefore = g.jsTime(time.Now().UnixNano())
 	g.runs[w] = struct{}{}
 	if len(g.runs) == 1 {
 		g.alarm.Reset(g.interval)
@@ -171,12 +184,99 @@ func (g *guard) add(r *engine.Run, limit int64) *watched {
 func (g *guard) remove(w *watched) bool {
 	g.mu.Lock()
 	delete(g.runs, w)
+	g.endedJS += w.jsTime(time.Now().UnixNano())
 	if len(g.runs) == 0 {
 		g.alarm.Stop()
 	}
 	g.mu.Unlock()
 	close(w.finished)
 	return w.killed.Load()
+}
+
+// jsTime is the JavaScript time of every run so far, watched or not,
+// under g.mu.
+func (g *guard) jsTime(now int64) int64 {
+	t := g.endedJS
+	for r := range g.runs {
+		t += r.jsTime(now)
+	}
+	return t
+}
+
+// window is what a persistent runtime's runs have done since its
+// retention was last measured: measuring after every run would cost each
+// one a GC cycle, so runs add up until their growth is worth one.
+type window struct {
+	open     bool
+	base     uint64 // heap objects during its first run, at their lowest
+	jsBefore int64  // every run's JavaScript time when it opened
+	ownJS    int64  // this runtime's runs' JavaScript time since
+}
+
+// measureFloor is the heap growth, since a persistent runtime's retention
+// was last measured, at which a run's end pays a GC cycle to measure it
+// again: the budget / 64 (4 MiB at the default 256 MiB; at least 1 MiB),
+// or, when the live heap is large, an eighth of it, up to the budget / 8.
+// A forced cycle costs in proportion to the live heap, so it is paid once
+// per a share of it, as the Go pacer itself does; the price is that a
+// runtime's retention may be undercounted by up to an eighth of its
+// budget between measurements.
+func measureFloor(limit int64, live uint64) uint64 {
+	return uint64(max(1<<20, limit>>6, min(int64(live>>3), limit>>3)))
+}
+
+// growth estimates what w's run, which ended without being killed, and
+// the runs of the same persistent runtime since the last measurement left
+// it holding. It adds the run to the window; when the heap objects have
+// grown by measureFloor since the window opened, it forces a GC cycle and
+// returns the live heap less the window's baseline (the heap objects when
+// it opened, an upper bound of the live heap then), times the share of
+// the JavaScript time every run spent meanwhile that was this runtime's
+// (the guard's attribution rule: growth while a neighbour ran is mostly
+// the neighbour's), and closes the window. Otherwise it returns 0 and the
+// window stays open: a program that keeps a little each time is measured
+// once the little adds up. It never returns less than 0: what a program
+// frees is not credited back, since garbage present when a window opens
+// would look like freed memory. Garbage present when a window opens is
+// counted as baseline, so that window's growth is undercounted by as much,
+// once (the measuring GC leaves little for the next window).
+//
+// It runs on the VM's goroutine, before the run's result returns: the GC
+// costs that run time in proportion to the live heap, once per
+// measureFloor of growth (an eighth of the live heap when it is large).
+func (g *guard) growth(w *watched, win *window) int64 {
+	sample := newSamples()
+	h := readHeap(sample)
+	now := time.Now().UnixNano()
+	g.mu.Lock()
+	base := min(w.baseline, h.objects)
+	own := w.jsTime(now)
+	g.mu.Unlock()
+	if !win.open {
+		// The base is not lowered by later runs: a GC between them would
+		// make the growth of the window so far look like the baseline.
+		*win = window{open: true, base: base, jsBefore: w.jsBefore}
+	}
+	win.ownJS += own
+	if h.objects <= win.base || h.objects-win.base < measureFloor(w.limit, h.live) {
+		return 0
+	}
+	runtime.GC()
+	h = readHeap(sample)
+	now = time.Now().UnixNano()
+	g.mu.Lock()
+	others := g.jsTime(now) - win.jsBefore - win.ownJS
+	g.mu.Unlock()
+	ownJS, wbase := win.ownJS, win.base
+	*win = window{}
+	if h.live <= wbase {
+		return 0
+	}
+	grew := float64(h.live - wbase)
+	if others > 0 && ownJS+others > 0 {
+		grew *= float64(ownJS) / float64(ownJS+others)
+	}
+	return int64(grew)
 }
 
 func (g *guard) active() int {
@@ -253,7 +353,7 @@ func (g *guard) suspect(h heapSample) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for r := range g.runs {
-		if !liveOver(h, r) && grown(h.objects, r.baseline, r.limit) {
+		if !liveOver(h, r) && grown(h.objects, r.baseline, r.budget()) {
 			return true
 		}
 	}
@@ -261,6 +361,15 @@ func (g *guard) suspect(h heapSample) bool {
 }
 
 // check kills at most one run over its budget and returns it.
+//
+// Among the runs over budget it blames the one that spent the most time in
+// JavaScript. Runs already killed (by the guard, a deadline, a
+// cancellation) stay candidates while their VM is busy: one abandoned in a
+// built-in that keeps allocating is the likeliest cause of the growth every
+// later run sees, and when it is the one to blame nobody else is killed
+// (it was, once, and its memory comes back when the built-in returns).
+// Skipping it instead made an innocent run in another session take its
+// MEMORY_LIMIT.
 func (g *guard) check(h heapSample) *watched {
 	now := time.Now().UnixNano()
 	var victim *watched
@@ -273,22 +382,23 @@ func (g *guard) check(h heapSample) *watched {
 		if !liveOver(h, r) {
 			continue
 		}
-		if r.killed.Load() {
-			continue
-		}
 		if t := r.jsTime(now); t > best {
 			victim, best = r, t
 		}
 	}
 	g.mu.Unlock()
-	if victim == nil {
+	if victim == nil || victim.killed.Load() || victim.run.Killed() {
 		return nil
 	}
 	victim.killed.Store(true)
+	msg := fmt.Sprintf("the program exceeded its memory budget of %d MiB", victim.limit>>20)
+	if victim.retained > 0 {
+		msg += fmt.Sprintf(" (its environment already held about %d MiB from earlier programs)", victim.retained>>20)
+	}
 	victim.run.Kill(&errs.Error{
 		Code:    errs.CodeMemoryLimit,
-		Message: fmt.Sprintf("the program exceeded its memory budget of %d MiB", victim.limit>>20),
-		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": victim.baseline},
+		Message: msg,
+		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": victim.baseline, "retainedBytes": victim.retained},
 	})
 	g.statsMu.Lock()
 	g.kills = append(g.kills, killRecord{heap: h.objects, live: h.live, baseline: victim.baseline, limit: victim.limit})
@@ -302,7 +412,7 @@ func (g *guard) check(h heapSample) *watched {
 // liveOver reports whether a GC cycle that ended after run r started found
 // the live heap past r's budget.
 func liveOver(h heapSample, r *watched) bool {
-	return h.cycles > r.startCycles && grown(h.live, r.baseline, r.limit)
+	return h.cycles > r.startCycles && grown(h.live, r.baseline, r.budget())
 }
 
 func grown(now, base uint64, limit int64) bool {

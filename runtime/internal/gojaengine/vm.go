@@ -72,6 +72,8 @@ type vm struct {
 	tools    *toolsObject      // the global tools
 	bufBytes float64           // bytes of buffers the run allocated (see reserve)
 	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
+	retained int64             // persistent: the heap its runs left it holding (guard.growth), never less
+	window   window            // persistent: runs since retained was last measured
 	frames   []goja.StackFrame // scratch for callLine
 }
 
@@ -182,7 +184,7 @@ func (v *vm) Begin(r *engine.Run) error {
 	if v.tools != nil {
 		clear(v.tools.got) // get's answers depend on the run's tools
 	}
-	v.w = v.d.guard.add(r, v.cfg.MemoryLimit)
+	v.w = v.d.guard.add(r, v.cfg.MemoryLimit, v.retained)
 	// No call of the prelude's begin: the natives behind hostTools and
 	// reserve read the run from v, and the tool names reach JavaScript
 	// only if the program asks for them.
@@ -305,18 +307,28 @@ func (v *vm) HardStop() {}
 
 // End implements engine.VM. A VM unwound by an uncatchable error, or
 // killed by the memory guard (whose memory its globals may hold), does not
-// run again.
+// run again; nor does a persistent one whose runs left it holding its
+// whole memory budget (guard.growth measures what each run added).
 func (v *vm) End(stopped bool) bool {
 	v.rt.ClearInterrupt() // a kill that raced with the end of the run
 	memKilled := false
 	if v.w != nil {
+		if v.cfg.Persistent && !stopped && !v.abrupt && !v.w.killed.Load() {
+			v.retained += v.d.guard.growth(v.w, &v.window)
+		}
 		memKilled = v.d.guard.remove(v.w)
 	}
 	v.run, v.w, v.promise, v.names = nil, nil, nil, nil
 	clear(v.pending)
 	v.pending = v.pending[:0]
-	return !v.abrupt && !memKilled
+	full := v.cfg.Persistent && v.retained >= v.cfg.MemoryLimit
+	return !v.abrupt && !memKilled && !full
 }
+
+// Retained implements engine.VM: for a persistent runtime, the sum of what
+// its runs were measured to leave on the heap (an estimate, see
+// guard.growth); 0 for a per-call one, whose memory goes with its run.
+func (v *vm) Retained() int64 { return v.retained }
 
 // Globals implements engine.VM: the list the prelude's globals() makes,
 // read from Go, which costs half as much (a goja realm has no enumerable
@@ -399,12 +411,17 @@ func syntaxError(err error) error {
 // typed arrays) also count cumulatively over the run, up to twice the
 // budget.
 func (v *vm) reserve(what string, bytes float64, buffer bool) string {
-	limit := float64(v.cfg.MemoryLimit)
 	if v.cfg.MemoryLimit <= 0 {
 		return "" // the prelude, before any budget is set
 	}
+	// A persistent runtime's earlier programs already hold part of it.
+	limit := float64(max(v.cfg.MemoryLimit-v.retained, 0))
 	if bytes > limit {
-		return fmt.Sprintf("%s would need %.0f MiB, over the program's memory budget of %.0f MiB", what, bytes/(1<<20), limit/(1<<20))
+		msg := fmt.Sprintf("%s would need %.0f MiB, over the program's memory budget of %.0f MiB", what, bytes/(1<<20), limit/(1<<20))
+		if v.retained > 0 {
+			msg += fmt.Sprintf(" (what is left of %d MiB: its environment already holds about %d MiB from earlier programs)", v.cfg.MemoryLimit>>20, v.retained>>20)
+		}
+		return msg
 	}
 	if buffer && v.run != nil && bytes > 0 {
 		v.bufBytes += bytes

@@ -384,6 +384,11 @@ func (v *vm) Globals() ([]string, error) {
 	return names, nil
 }
 
+// Retained implements engine.VM: the linear memory's size, exact (a wasm
+// memory never shrinks, so this is its high-water mark; pages never
+// touched cost no RSS, so it is an upper bound of what the process pays).
+func (v *vm) Retained() int64 { return v.inst.MemorySize() }
+
 // Fits implements engine.VM: a wasm memory never shrinks.
 func (v *vm) Fits(limit int64) bool {
 	return v.inst.MemorySize() <= max(limit, v.d.rt.InitialMemory())
