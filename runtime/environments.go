@@ -288,14 +288,11 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 	// reservation closed with it).
 	pe.res.set(max(retained, minEnvCharge))
 	pe.lastUsed = time.Now()
-	pe.mu.Unlock()
-	es.mu.Lock()
-	pe.globals = out.Globals
-	es.mu.Unlock()
-	out.Reset, out.ResetCause = fresh, cause
 	if !usable {
 		// A broken environment (out of memory, crashed, abandoned after a
-		// timeout) is never reused: the next run starts fresh.
+		// timeout) is never reused: the next run starts fresh. Released
+		// before pe.mu is: a run of the same owner queued on pe.mu must
+		// find it gone (and get a fresh one, told why), not run in it.
 		cause := brokenCause(out.Err)
 		if out.Err == nil && retained >= limits.MemoryBytes {
 			// A run that succeeded but left the environment holding its
@@ -304,6 +301,11 @@ func (es *Environments) Run(ctx context.Context, o Owner, req Request) Outcome {
 		}
 		es.releaseKey(o.o.key, "broken", cause)
 	}
+	pe.mu.Unlock()
+	es.mu.Lock()
+	pe.globals = out.Globals
+	es.mu.Unlock()
+	out.Reset, out.ResetCause = fresh, cause
 	es.mu.Lock()
 	if _, live := es.owners[o.o.key]; !live {
 		// The owner was released while we ran (or before): don't keep an

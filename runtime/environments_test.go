@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/scope"
+	"github.com/codemode/codemode/tools/errs"
 	"go.uber.org/goleak"
 )
 
@@ -30,6 +32,7 @@ type countingEnv struct {
 	eng      *countingEngine
 	runs     int
 	closed   atomic.Bool
+	broken   atomic.Bool // a program containing "break-env" timed out and broke it
 	released func()
 }
 
@@ -44,12 +47,21 @@ func (v *countingEnv) Run(ctx context.Context, j *engine.Job) engine.Result {
 	if v.eng.hook != nil {
 		v.eng.hook()
 	}
+	if !v.Usable() {
+		// What the real engines answer: running in a discarded
+		// environment is a bug of ours.
+		return engine.Result{Err: errs.Errorf(errs.CodeInternal, "the environment is not usable")}
+	}
+	if strings.Contains(j.Script, "break-env") {
+		v.broken.Store(true)
+		return engine.Result{Err: errs.Errorf(errs.CodeTimeout, "timed out")}
+	}
 	v.runs++
 	b, _ := json.Marshal(v.runs)
 	return engine.Result{Value: b}
 }
 func (v *countingEnv) Globals() []string { return []string{"x"} }
-func (v *countingEnv) Usable() bool      { return !v.closed.Load() }
+func (v *countingEnv) Usable() bool      { return !v.closed.Load() && !v.broken.Load() }
 func (v *countingEnv) Retained() int64   { return v.eng.retained.Load() }
 func (v *countingEnv) Close() error {
 	if !v.closed.Swap(true) {
@@ -271,4 +283,40 @@ func TestResetCause(t *testing.T) {
 		}
 		plugin.Dispose()
 	})
+}
+
+// TestQueuedRunAfterABrokenOne: a run of the same owner that waited for a
+// run which broke the environment (a timeout on goja) gets a fresh one and
+// is told why, instead of INTERNAL from the discarded one.
+func TestQueuedRunAfterABrokenOne(t *testing.T) {
+	rt, eng := newCounting(t)
+	host := scope.NewHost("h")
+	defer host.Dispose()
+	es := rt.NewEnvironments(host.Child(scope.KindPlugin, "codemode"), EnvOptions{})
+	o := es.Owner(host.Child(scope.KindAgent, "a"), "codemode")
+	if out := es.Run(context.Background(), o, Request{Code: "return 1"}); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	eng.hook = func() {
+		once.Do(func() { close(entered); <-release })
+	}
+	first := make(chan Outcome, 1)
+	go func() { first <- es.Run(context.Background(), o, Request{Code: `"break-env"`}) }()
+	<-entered
+	second := make(chan Outcome, 1)
+	go func() { second <- es.Run(context.Background(), o, Request{Code: "return 2"}) }()
+	time.Sleep(20 * time.Millisecond) // let the second run queue behind the first (without the fix this fails a few times in 200 runs under -race)
+	close(release)
+	if out := <-first; errs.CodeOf(out.Err) != errs.CodeTimeout {
+		t.Fatalf("first run: got %v, want TIMEOUT", out.Err)
+	}
+	out := <-second
+	if out.Err != nil {
+		t.Fatalf("queued run: got %v, want a fresh environment", out.Err)
+	}
+	if !out.Reset || out.ResetCause != ResetTimeout {
+		t.Errorf("queued run: Reset %v cause %q, want a reset with cause %q", out.Reset, out.ResetCause, ResetTimeout)
+	}
 }
