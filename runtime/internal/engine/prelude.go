@@ -19,6 +19,8 @@ import (
 //	makeTools(traps)             the global `tools`, with the semantics of traps
 //	                             (new Proxy({}, traps), or a native equivalent)
 //	reserve(what, bytes, buffer) why an allocation breaks the budget, or ""
+//	hostTimer(id, ms, fire, rearm), hostClearTimer(id)
+//	                             the run's timers (see timers.js)
 //	glueEntries                  the glue's own entry points (an array)
 //
 // and the engine's own size checks (join, Array.from, …). The result is
@@ -36,7 +38,7 @@ import (
 var preludeFS embed.FS
 
 // preludeModules are the shared modules, in order; end.js follows the glue.
-var preludeModules = []string{"common.js", "console.js", "globals.js", "tools.js", "sizes.js"}
+var preludeModules = []string{"common.js", "console.js", "globals.js", "timers.js", "tools.js", "sizes.js"}
 
 // PreludeName is the script name of the prelude: stack frames that name it
 // are the sandbox's own and are dropped from a program's stacks.

@@ -71,6 +71,7 @@ type vm struct {
 	names    goja.Value        // the run's tool names as a JS array, made on demand
 	tools    *toolsObject      // the global tools
 	bufBytes float64           // bytes of buffers the run allocated (see reserve)
+	timers   map[int64]int     // the run's timers: the program's id → the call id
 	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
 	frames   []goja.StackFrame // scratch for callLine
 }
@@ -129,6 +130,17 @@ func (d *driver) newVM() (*vm, error) {
 		func(c goja.FunctionCall) goja.Value { // makeTools(traps)
 			return v.makeTools(c.Argument(0).ToObject(rt))
 		},
+		v.timer, // timer(id, ms, fire, rearm)
+		func(c goja.FunctionCall) goja.Value { // clearTimer(id)
+			if r := v.run; r != nil {
+				id := c.Argument(0).ToInteger()
+				if h, ok := v.timers[id]; ok {
+					delete(v.timers, id)
+					r.ClearTimer(h)
+				}
+			}
+			return goja.Undefined()
+		},
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -165,6 +177,41 @@ func (v *vm) call(c goja.FunctionCall) goja.Value {
 		panic(fmt.Sprintf("goja engine: call id %d out of order (%d pending)", id, len(v.pending)))
 	}
 	return v.rt.ToValue(p)
+}
+
+// timer is the native behind timers.js's hostTimer: a timer of the run
+// whose settlement calls fire.
+func (v *vm) timer(c goja.FunctionCall) goja.Value {
+	r := v.run
+	if r == nil {
+		return goja.Undefined()
+	}
+	id := c.Argument(0).ToInteger()
+	if c.Argument(3).ToBoolean() {
+		if _, ok := v.timers[id]; !ok {
+			return v.rt.ToValue(0) // cleared meanwhile
+		}
+	}
+	fire, ok := goja.AssertFunction(c.Argument(2))
+	if !ok {
+		panic(v.rt.NewTypeError("timer: fire is not a function"))
+	}
+	h := r.Timer(c.Argument(1).ToFloat())
+	if h < 0 {
+		return v.rt.ToValue(-1)
+	}
+	if h != len(v.pending)+1 {
+		panic(fmt.Sprintf("goja engine: call id %d out of order (%d pending)", h, len(v.pending)))
+	}
+	v.pending = append(v.pending, resolvers{resolve: func(any) error {
+		_, err := fire(goja.Undefined())
+		return err
+	}})
+	if v.timers == nil {
+		v.timers = map[int64]int{}
+	}
+	v.timers[id] = h
+	return v.rt.ToValue(h)
 }
 
 // Configure implements engine.VM.
@@ -315,6 +362,7 @@ func (v *vm) End(stopped bool) bool {
 	v.run, v.w, v.promise, v.names = nil, nil, nil, nil
 	clear(v.pending)
 	v.pending = v.pending[:0]
+	clear(v.timers)
 	return !v.abrupt && !memKilled
 }
 

@@ -19,6 +19,21 @@
 // to the user's source; goja applies it natively, and [Script.Position] does
 // the same for engines that do not.
 //
+// # Syntax
+//
+// The engine that runs a program decides what is valid syntax
+// (docs/contract.md#sandbox), [Options.Evaluator] says which. A program
+// that goja's parser accepts is wrapped as it is, for either engine. One
+// it rejects goes through esbuild (within the limits below), which strips
+// TypeScript types and, for goja, lowers the syntax goja lacks (`for
+// await`, async generators) into code it runs; the result must then parse
+// with goja's parser. For QuickJS (per-call), nothing is lowered: esbuild
+// only strips types, and a program esbuild rejects or may not see reaches
+// QuickJS as written, which reports its own syntax errors, at the user's
+// line and column. A persistent program must parse with goja's parser
+// after esbuild whatever the engine, because the rewrite below reads its
+// tree: there, too, the syntax goja lacks is lowered.
+//
 // # Limits
 //
 // Parsing is where a hostile program can hurt the process: goja's parser,
@@ -146,6 +161,7 @@ type cacheKey struct {
 	sum        [sha256.Size]byte
 	persistent bool
 	depth      int
+	evaluator  Evaluator
 }
 
 var cache, _ = lru.New[cacheKey, *Script](cacheSize)
@@ -157,6 +173,31 @@ type Options struct {
 	// MaxNestingDepth bounds the program's nesting (see the package doc).
 	// If zero, DefaultMaxNestingDepth.
 	MaxNestingDepth int
+	// Evaluator is the engine whose parser decides what is valid syntax
+	// (see the package doc, "Syntax").
+	Evaluator Evaluator
+}
+
+// Evaluator names the parser that will compile a prepared script.
+type Evaluator int
+
+const (
+	// EvaluatorGoja (the zero value): the script must parse with goja's
+	// parser; syntax it lacks (for await, async generators) is lowered by
+	// esbuild for programs within the esbuild limits.
+	EvaluatorGoja Evaluator = iota
+	// EvaluatorQuickJS: QuickJS decides. A per-call program that goja's
+	// parser rejects reaches QuickJS as written (types stripped when
+	// esbuild can), and QuickJS reports its syntax errors.
+	EvaluatorQuickJS
+)
+
+// gojaLowered is the syntax esbuild lowers for goja: what goja's parser
+// lacks and esbuild can rewrite. Regular-expression flags goja refuses
+// (d, v) cannot be lowered; they stay literals and fail as syntax errors.
+var gojaLowered = map[string]bool{
+	"for-await":       false,
+	"async-generator": false,
 }
 
 // DefaultMaxNestingDepth is the nesting bound when Options leaves it zero.
@@ -188,11 +229,11 @@ func Prepare(code string, opts Options) (*Script, error) {
 	if opts.MaxNestingDepth <= 0 {
 		opts.MaxNestingDepth = DefaultMaxNestingDepth
 	}
-	key := cacheKey{sha256.Sum256([]byte(code)), opts.Persistent, opts.MaxNestingDepth}
+	key := cacheKey{sha256.Sum256([]byte(code)), opts.Persistent, opts.MaxNestingDepth, opts.Evaluator}
 	if s, ok := cache.Get(key); ok {
 		return s, nil
 	}
-	s, err := prepare(code, opts.Persistent, parseOptions(opts.MaxNestingDepth))
+	s, err := prepare(code, opts.Persistent, opts.Evaluator, parseOptions(opts.MaxNestingDepth))
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +241,7 @@ func Prepare(code string, opts Options) (*Script, error) {
 	return s, nil
 }
 
-func prepare(code string, persistent bool, popts []jsparse.Option) (*Script, error) {
+func prepare(code string, persistent bool, ev Evaluator, popts []jsparse.Option) (*Script, error) {
 	fl, jsErr := parseBody(code, popts)
 	if jsErr == nil {
 		if !persistent {
@@ -218,11 +259,17 @@ func prepare(code string, persistent bool, popts []jsparse.Option) (*Script, err
 	if importCall(code, jsErr) {
 		return nil, syntaxError("import() is not available in code_run programs: modules cannot be loaded; every capability is a tool, call it with await tools[\"name\"](args)", jsErr.line, jsErr.column)
 	}
+	native := ev == EvaluatorQuickJS && !persistent
 	if len(code) > MaxTypeScriptBytes || strings.Count(code, "=>") > MaxTypeScriptArrows {
-		// Not JavaScript, and too big to hand to esbuild safely.
-		return nil, syntaxError(jsErr.msg+fmt.Sprintf(" (TypeScript types are stripped only from programs of at most %d bytes and %d arrow functions: write JavaScript)", MaxTypeScriptBytes, MaxTypeScriptArrows), jsErr.line, jsErr.column)
+		if native {
+			// Too big for esbuild: QuickJS parses it as written (in wasm,
+			// where even a stack overflow is only a trap).
+			return &Script{JS: perCallPrefix + code + perCallSuffix, LineOffset: 1}, nil
+		}
+		// Not goja's JavaScript, and too big to hand to esbuild safely.
+		return nil, syntaxError(jsErr.msg+fmt.Sprintf(" (TypeScript types are stripped, and syntax newer than this engine's lowered, only in programs of at most %d bytes and %d arrow functions)", MaxTypeScriptBytes, MaxTypeScriptArrows), jsErr.line, jsErr.column)
 	}
-	return prepareTS(code, persistent, jsErr, popts)
+	return prepareTS(code, persistent, native, jsErr, popts)
 }
 
 // bodyError is a syntax error at a position in the user's source.
@@ -299,6 +346,10 @@ func userPos(msg string, p file.Position, code string) *bodyError {
 	if line > lines {
 		line = lines
 		col = len(code) - strings.LastIndexByte(code, '\n')
+		if strings.Contains(msg, "}") {
+			// The wrapper's closing brace, which the user never wrote.
+			msg = "Unexpected end of input"
+		}
 	}
 	return &bodyError{msg: msg, line: line, column: col}
 }
@@ -333,15 +384,25 @@ func importCall(code string, e *bodyError) bool {
 // JavaScript syntax, so it names the real problem in either (goja's parser
 // would call a type annotation an "unexpected token"). jsErr is the fallback
 // when esbuild gives no position.
-func prepareTS(code string, persistent bool, jsErr *bodyError, popts []jsparse.Option) (*Script, error) {
-	res := api.Transform(tsPrefix+code+tsSuffix, api.TransformOptions{
+func prepareTS(code string, persistent, native bool, jsErr *bodyError, popts []jsparse.Option) (*Script, error) {
+	topts := api.TransformOptions{
 		Loader:        api.LoaderTS,
 		Target:        api.ESNext,
 		Sourcemap:     api.SourceMapExternal,
 		Sourcefile:    SourceName,
 		LegalComments: api.LegalCommentsNone,
 		LogLevel:      api.LogLevelSilent,
-	})
+	}
+	if !native {
+		// The script must parse with goja's parser (goja runs it, or the
+		// persistent rewrite reads it): lower what that parser lacks.
+		topts.Supported = gojaLowered
+	}
+	res := api.Transform(tsPrefix+code+tsSuffix, topts)
+	if len(res.Errors) > 0 && native {
+		// QuickJS decides, and reports its own error at the user's position.
+		return &Script{JS: perCallPrefix + code + perCallSuffix, LineOffset: 1}, nil
+	}
 	if len(res.Errors) > 0 {
 		m := res.Errors[0]
 		if m.Location == nil {
@@ -365,7 +426,10 @@ func prepareTS(code string, persistent bool, jsErr *bodyError, popts []jsparse.O
 	}
 	s := &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}
 	fl, perr := parseBody(body, popts)
-	if perr != nil {
+	if perr != nil && native && perr.deep == nil {
+		// Syntax goja's parser lacks, which QuickJS parses: it decides.
+		fl = nil
+	} else if perr != nil {
 		if perr.deep != nil {
 			l, c := s.Position(perr.line+1+strings.Count(helpers, "\n"), perr.column)
 			perr.line, perr.column = l, c

@@ -547,6 +547,20 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 			return 0
 		}
 		return val
+	case 'T':
+		ms, err := strconv.ParseFloat(payload, 64)
+		if err != nil {
+			ms = 0
+		}
+		val, err := v.inst.NewFloat64(v.ctx, float64(r.Timer(ms)))
+		if err != nil {
+			return 0
+		}
+		return val
+	case 'X':
+		if id, err := strconv.Atoi(payload); err == nil {
+			r.ClearTimer(id)
+		}
 	case 'D':
 		if strings.HasPrefix(payload, "e") && v.inst.Refused() {
 			// The program failed because the memory cap was hit.
