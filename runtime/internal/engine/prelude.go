@@ -38,7 +38,7 @@ import (
 var preludeFS embed.FS
 
 // preludeModules are the shared modules, in order; end.js follows the glue.
-var preludeModules = []string{"common.js", "console.js", "globals.js", "timers.js", "tools.js", "sizes.js"}
+var preludeModules = []string{"common.js", "console.js", "globals.js", "timers.js", "tools.js", "sizes.js", "es.js"}
 
 // PreludeName is the script name of the prelude: stack frames that name it
 // are the sandbox's own and are dropped from a program's stacks.
@@ -58,6 +58,9 @@ const (
 	// EntryBindingError is bindingError(code, message, info): the Error a
 	// binding rejects with.
 	EntryBindingError
+	// EntryPolyfill is polyfill(names): install the es.js features named
+	// (comma-separated; see [Polyfills]) that the engine lacks.
+	EntryPolyfill
 	// EntryGlue is the index of the glue's first entry point.
 	EntryGlue
 )
@@ -92,4 +95,34 @@ func ParseThrown(s string) (*Thrown, error) {
 		return nil, fmt.Errorf("reading an exception: %w", err)
 	}
 	return &t, nil
+}
+
+// polyfillWords are the features of es.js, each with the word whose
+// presence in a script installs it (a program that reaches one by a
+// computed name only, Object["group" + "By"], does not get it).
+var polyfillWords = [...]struct{ word, feature string }{
+	{"groupBy", "groupBy"},
+	{"withResolvers", "withResolvers"},
+	{".try", "promiseTry"},
+	{"WellFormed", "wellFormed"},
+	{"asyncIterator", "asyncIterator"},
+	{"fromAsync", "fromAsync"},
+	{".escape", "regExpEscape"},
+}
+
+// Polyfills returns the es.js features a script names that are not in
+// installed (a bit set, bit i for polyfillWords[i]), comma-separated for
+// the prelude's polyfill, and the set with them added. An engine that
+// lacks some ECMAScript library functions calls polyfill with them
+// before it evaluates the script: nothing is built until a program names
+// it.
+func Polyfills(script string, installed uint32) (string, uint32) {
+	var names []string
+	for i, p := range polyfillWords {
+		if installed&(1<<i) == 0 && strings.Contains(script, p.word) {
+			installed |= 1 << i
+			names = append(names, p.feature)
+		}
+	}
+	return strings.Join(names, ","), installed
 }

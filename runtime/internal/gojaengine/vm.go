@@ -64,16 +64,17 @@ type vm struct {
 	cfg engine.VMConfig
 
 	// The run in progress, between Begin and End.
-	run      *engine.Run
-	w        *watched          // the memory guard's record of it
-	pending  []resolvers       // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
-	promise  *goja.Promise     // the program's, until its outcome is reported
-	names    goja.Value        // the run's tool names as a JS array, made on demand
-	tools    *toolsObject      // the global tools
-	bufBytes float64           // bytes of buffers the run allocated (see reserve)
-	timers   map[int64]int     // the run's timers: the program's id → the call id
-	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
-	frames   []goja.StackFrame // scratch for callLine
+	run        *engine.Run
+	w          *watched          // the memory guard's record of it
+	pending    []resolvers       // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
+	promise    *goja.Promise     // the program's, until its outcome is reported
+	names      goja.Value        // the run's tool names as a JS array, made on demand
+	tools      *toolsObject      // the global tools
+	bufBytes   float64           // bytes of buffers the run allocated (see reserve)
+	timers     map[int64]int     // the run's timers: the program's id → the call id
+	polyfilled uint32            // the es.js features installed (engine.Polyfills)
+	abrupt     bool              // an uncatchable error unwound the VM: it cannot run again
+	frames     []goja.StackFrame // scratch for callLine
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -236,11 +237,22 @@ func (v *vm) Begin(r *engine.Run) error {
 	return nil
 }
 
-// Eval implements engine.VM.
+// Eval implements engine.VM. The ECMAScript library functions goja lacks
+// (the prelude's es.js) are installed first, the first time a script
+// names them.
 func (v *vm) Eval(script, name string) error {
 	prg, err := v.d.compile(name, script)
 	if err != nil {
 		return err
+	}
+	if names, set := engine.Polyfills(script, v.polyfilled); names != "" {
+		v.polyfilled = set
+		v.w.enterJS()
+		_, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(names))
+		v.w.leaveJS()
+		if err != nil {
+			return v.vmError(err)
+		}
 	}
 	v.w.enterJS()
 	val, err := v.rt.RunProgram(prg)

@@ -91,6 +91,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/dop251/goja/ast"
@@ -243,6 +244,12 @@ func Prepare(code string, opts Options) (*Script, error) {
 
 func prepare(code string, persistent bool, ev Evaluator, popts []jsparse.Option) (*Script, error) {
 	fl, jsErr := parseBody(code, popts)
+	if jsErr == nil && ev == EvaluatorGoja && asyncGenerator.MatchString(code) && esbuildMay(code) {
+		// goja's parser reads async generators, but its compiler refuses
+		// them: lower them (text in a string or comment that looks like
+		// one only costs a needless lowering).
+		return prepareTS(code, persistent, false, &bodyError{msg: "async generators", line: 1, column: 1}, popts)
+	}
 	if jsErr == nil {
 		if !persistent {
 			return &Script{JS: perCallPrefix + code + perCallSuffix, LineOffset: 1}, nil
@@ -260,7 +267,7 @@ func prepare(code string, persistent bool, ev Evaluator, popts []jsparse.Option)
 		return nil, syntaxError("import() is not available in code_run programs: modules cannot be loaded; every capability is a tool, call it with await tools[\"name\"](args)", jsErr.line, jsErr.column)
 	}
 	native := ev == EvaluatorQuickJS && !persistent
-	if len(code) > MaxTypeScriptBytes || strings.Count(code, "=>") > MaxTypeScriptArrows {
+	if !esbuildMay(code) {
 		if native {
 			// Too big for esbuild: QuickJS parses it as written (in wasm,
 			// where even a stack overflow is only a trap).
@@ -271,6 +278,16 @@ func prepare(code string, persistent bool, ev Evaluator, popts []jsparse.Option)
 	}
 	return prepareTS(code, persistent, native, jsErr, popts)
 }
+
+// esbuildMay reports whether code is within the limits on what reaches
+// esbuild (see the package doc).
+func esbuildMay(code string) bool {
+	return len(code) <= MaxTypeScriptBytes && strings.Count(code, "=>") <= MaxTypeScriptArrows
+}
+
+// asyncGenerator matches the text of an async generator function or
+// method (`async function*`, `async *m()`).
+var asyncGenerator = regexp.MustCompile(`\basync\s*(?:function\s*)?\*`)
 
 // bodyError is a syntax error at a position in the user's source.
 type bodyError struct {
