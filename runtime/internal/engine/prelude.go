@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -108,6 +109,18 @@ var polyfillWords = [...]struct{ word, feature string }{
 	{"asyncIterator", "asyncIterator"},
 	{"fromAsync", "fromAsync"},
 	{".escape", "regExpEscape"},
+	// Iterator helpers are methods of every iterator: a program that
+	// names Iterator, makes an iterator (generators, .values(), .keys(),
+	// .entries(), matchAll, [Symbol.iterator]()) gets them.
+	{"Iterator", "iterator"},
+	{"function*", "iterator"},
+	{"function *", "iterator"},
+	{"*[", "iterator"},
+	{"values()", "iterator"},
+	{"keys()", "iterator"},
+	{"entries()", "iterator"},
+	{"matchAll", "iterator"},
+	{"iterator]()", "iterator"},
 }
 
 // Polyfills returns the es.js features a script names that are not in
@@ -121,7 +134,9 @@ func Polyfills(script string, installed uint32) (string, uint32) {
 	for i, p := range polyfillWords {
 		if installed&(1<<i) == 0 && strings.Contains(script, p.word) {
 			installed |= 1 << i
-			names = append(names, p.feature)
+			if !slices.Contains(names, p.feature) {
+				names = append(names, p.feature)
+			}
 		}
 	}
 	return strings.Join(names, ","), installed

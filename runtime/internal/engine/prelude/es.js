@@ -252,6 +252,7 @@ var esFeatures = {
       }
     }.fromAsync);
   },
+  iterator: installIterator,
   regExpEscape: function () {
     if (isCallable(RegExp.escape)) return;
     install(RegExp, {
@@ -281,6 +282,250 @@ var esFeatures = {
     }.escape);
   }
 };
+
+// Iterator helpers (ES2025): the Iterator global, Iterator.from, and the
+// methods of %IteratorPrototype%. A helper is a generator whose prototype
+// is %IteratorHelperPrototype%: the generator gives the spec's states
+// (running, completed) and IteratorClose on return().
+function installIterator() {
+  if (typeof g.Iterator === "function") return;
+  var IterProto = getProto(getProto(ReflectApply(ArrayProto[SymIter], [], [])));
+  var genProto = getProto(function* () {}.prototype);
+  var genNext = genProto.next, genReturn = genProto["return"];
+  var WeakMapC = WeakMap, wmGet = WeakMap.prototype.get, wmSet = WeakMap.prototype.set;
+  var helpers = new WeakMapC(); // helper → { it, started }
+  var tagSym = Symbol.toStringTag;
+  function closeNormal(it) {
+    var ret = it["return"];
+    if (ret === undefined || ret === null) return;
+    var r = ReflectApply(ret, it, []);
+    if (!isObject(r)) throw new TypeErrorCtor("the iterator's return() result is not an object");
+  }
+  function direct(O, name) {
+    if (!isObject(O)) throw new TypeErrorCtor("Iterator.prototype." + name + " called on a non-object");
+    return O;
+  }
+  function needCallable(O, f, name) {
+    if (!isCallable(f)) {
+      closeIterator(O);
+      throw new TypeErrorCtor("Iterator.prototype." + name + ": the argument is not a function");
+    }
+  }
+  function limitOf(O, limit, name) {
+    var n = +limit;
+    if (n !== n) { closeIterator(O); throw new RangeErrorCtor("Iterator.prototype." + name + ": the limit is NaN"); }
+    n = toInt(n);
+    if (n < 0) { closeIterator(O); throw new RangeErrorCtor("Iterator.prototype." + name + ": the limit is negative"); }
+    return n;
+  }
+  function step(it, next) {
+    var r = ReflectApply(next, it, []);
+    if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
+    return r;
+  }
+  var HelperProto = {
+    __proto__: IterProto,
+    next() {
+      var st = ReflectApply(wmGet, helpers, [this]);
+      if (st === undefined) throw new TypeErrorCtor("not an Iterator Helper");
+      st.started = true;
+      return ReflectApply(genNext, this, []);
+    },
+    return() {
+      var st = ReflectApply(wmGet, helpers, [this]);
+      if (st === undefined) throw new TypeErrorCtor("not an Iterator Helper");
+      if (!st.started) {
+        st.started = true;
+        ReflectApply(genReturn, this, []);
+        closeNormal(st.it);
+        return { value: undefined, done: true };
+      }
+      return ReflectApply(genReturn, this, []);
+    }
+  };
+  defineProperty(HelperProto, "next", { enumerable: false });
+  defineProperty(HelperProto, "return", { enumerable: false });
+  defineProperty(HelperProto, tagSym, { value: "Iterator Helper", writable: false, enumerable: false, configurable: true });
+  function helper(gen, it) {
+    setProto(gen, HelperProto);
+    ReflectApply(wmSet, helpers, [gen, { it: it, started: false }]);
+    return gen;
+  }
+  // yielded hands v out; when the helper is closed there, the underlying
+  // iterator is closed too.
+  function* mapGen(it, next, f) {
+    for (var k = 0; ; k++) {
+      var r = step(it, next);
+      if (r.done) return;
+      var v;
+      try { v = ReflectApply(f, undefined, [r.value, k]); } catch (e) { closeIterator(it); throw e; }
+      var ok = false;
+      try { yield v; ok = true; } finally { if (!ok) closeNormal(it); }
+    }
+  }
+  function* filterGen(it, next, f) {
+    for (var k = 0; ; k++) {
+      var r = step(it, next);
+      if (r.done) return;
+      var v = r.value, keep;
+      try { keep = ReflectApply(f, undefined, [v, k]); } catch (e) { closeIterator(it); throw e; }
+      if (!keep) continue;
+      var ok = false;
+      try { yield v; ok = true; } finally { if (!ok) closeNormal(it); }
+    }
+  }
+  function* takeGen(it, next, n) {
+    for (var left = n; ; left--) {
+      if (left === 0) { closeNormal(it); return; }
+      var r = step(it, next);
+      if (r.done) return;
+      var ok = false;
+      try { yield r.value; ok = true; } finally { if (!ok) closeNormal(it); }
+    }
+  }
+  function* dropGen(it, next, n) {
+    for (var left = n; left > 0; left--) {
+      if (step(it, next).done) return;
+    }
+    for (;;) {
+      var r = step(it, next);
+      if (r.done) return;
+      var ok = false;
+      try { yield r.value; ok = true; } finally { if (!ok) closeNormal(it); }
+    }
+  }
+  function flattenable(v) {
+    if (!isObject(v)) throw new TypeErrorCtor("flatMap: the mapper returned a non-object");
+    var m = v[SymIter], inner = v;
+    if (m !== undefined && m !== null) inner = ReflectApply(m, v, []);
+    if (!isObject(inner)) throw new TypeErrorCtor("flatMap: not an iterator");
+    return inner;
+  }
+  function* flatMapGen(it, next, f) {
+    for (var k = 0; ; k++) {
+      var r = step(it, next);
+      if (r.done) return;
+      var inner;
+      try { inner = flattenable(ReflectApply(f, undefined, [r.value, k])); } catch (e) { closeIterator(it); throw e; }
+      var innerNext = inner.next;
+      for (;;) {
+        var ir;
+        try { ir = step(inner, innerNext); } catch (e) { closeIterator(it); throw e; }
+        if (ir.done) break;
+        var ok = false;
+        try { yield ir.value; ok = true; } finally {
+          if (!ok) {
+            try { closeNormal(inner); } catch (e) { closeIterator(it); throw e; }
+            closeNormal(it);
+          }
+        }
+      }
+    }
+  }
+  var methods = {
+    map(mapper) { var O = direct(this, "map"); needCallable(O, mapper, "map"); return helper(mapGen(O, O.next, mapper), O); },
+    filter(predicate) { var O = direct(this, "filter"); needCallable(O, predicate, "filter"); return helper(filterGen(O, O.next, predicate), O); },
+    take(limit) { var O = direct(this, "take"); var n = limitOf(O, limit, "take"); return helper(takeGen(O, O.next, n), O); },
+    drop(limit) { var O = direct(this, "drop"); var n = limitOf(O, limit, "drop"); return helper(dropGen(O, O.next, n), O); },
+    flatMap(mapper) { var O = direct(this, "flatMap"); needCallable(O, mapper, "flatMap"); return helper(flatMapGen(O, O.next, mapper), O); },
+    reduce(reducer) {
+      var O = direct(this, "reduce");
+      needCallable(O, reducer, "reduce");
+      var next = O.next, acc, k = 0, r;
+      if (arguments.length < 2) {
+        r = step(O, next);
+        if (r.done) throw new TypeErrorCtor("Iterator.prototype.reduce of an empty iterator with no initial value");
+        acc = r.value;
+        k = 1;
+      } else acc = arguments[1];
+      for (; ; k++) {
+        r = step(O, next);
+        if (r.done) return acc;
+        try { acc = ReflectApply(reducer, undefined, [acc, r.value, k]); } catch (e) { closeIterator(O); throw e; }
+      }
+    },
+    toArray() {
+      var O = direct(this, "toArray"), next = O.next, out = [];
+      for (;;) {
+        var r = step(O, next);
+        if (r.done) return out;
+        out.push(r.value);
+      }
+    },
+    forEach(fn) {
+      var O = direct(this, "forEach");
+      needCallable(O, fn, "forEach");
+      for (var next = O.next, k = 0; ; k++) {
+        var r = step(O, next);
+        if (r.done) return undefined;
+        try { ReflectApply(fn, undefined, [r.value, k]); } catch (e) { closeIterator(O); throw e; }
+      }
+    },
+    some(predicate) { return findLike(this, predicate, "some", 0); },
+    every(predicate) { return findLike(this, predicate, "every", 1); },
+    find(predicate) { return findLike(this, predicate, "find", 2); }
+  };
+  function findLike(self, predicate, name, kind) {
+    var O = direct(self, name);
+    needCallable(O, predicate, name);
+    for (var next = O.next, k = 0; ; k++) {
+      var r = step(O, next);
+      if (r.done) return kind === 0 ? false : kind === 1 ? true : undefined;
+      var v = r.value, t;
+      try { t = ReflectApply(predicate, undefined, [v, k]); } catch (e) { closeIterator(O); throw e; }
+      if (kind === 0 && t) { closeNormal(O); return true; }
+      if (kind === 1 && !t) { closeNormal(O); return false; }
+      if (kind === 2 && t) { closeNormal(O); return v; }
+    }
+  }
+  keysOf(methods).forEach(function (k) { install(IterProto, methods[k]); });
+
+  function Iterator() {
+    if (new.target === undefined || new.target === Iterator) throw new TypeErrorCtor("Iterator is an abstract class: construct a subclass");
+  }
+  defineProperty(Iterator, "prototype", { value: IterProto, writable: false, enumerable: false, configurable: false });
+  // constructor and @@toStringTag are accessors whose setters ignore the
+  // prototype itself (SetterThatIgnoresPrototypeProperties).
+  function ignoringSetter(key) {
+    return function (v) {
+      if (!isObject(this)) throw new TypeErrorCtor("not an object");
+      if (this === IterProto) throw new TypeErrorCtor("cannot set Iterator.prototype's own " + String(key));
+      if (getOwn(this, key) === undefined) createData(this, key, v);
+      else this[key] = v;
+    };
+  }
+  defineProperty(IterProto, "constructor", { get: function () { return Iterator; }, set: ignoringSetter("constructor"), enumerable: false, configurable: true });
+  defineProperty(IterProto, tagSym, { get: function () { return "Iterator"; }, set: ignoringSetter(tagSym), enumerable: false, configurable: true });
+
+  var WrapProto = {
+    __proto__: IterProto,
+    next() { var w = this; return ReflectApply(w.n, w.i, []); },
+    return() {
+      var it = this.i, ret = it["return"];
+      if (ret === undefined || ret === null) return { value: undefined, done: true };
+      return ReflectApply(ret, it, []);
+    }
+  };
+  install(Iterator, {
+    from(O) {
+      var it;
+      if (typeof O === "string") it = ReflectApply(String.prototype[SymIter], O, []);
+      else {
+        if (!isObject(O)) throw new TypeErrorCtor("Iterator.from: not an object or string");
+        var m = O[SymIter];
+        it = m === undefined || m === null ? O : ReflectApply(m, O, []);
+        if (!isObject(it)) throw new TypeErrorCtor("Iterator.from: not an iterator");
+      }
+      var proto = it;
+      while ((proto = getProto(proto)) !== null) if (proto === IterProto) return it;
+      var w = { __proto__: WrapProto };
+      defineProperty(w, "i", { value: it });
+      defineProperty(w, "n", { value: it.next });
+      return w;
+    }
+  }.from);
+  defineGlobal("Iterator", Iterator);
+}
 
 // polyfill installs the features named in names (comma-separated), once.
 function polyfill(names) {
