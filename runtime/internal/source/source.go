@@ -22,17 +22,20 @@
 // # Syntax
 //
 // The engine that runs a program decides what is valid syntax
-// (docs/contract.md#sandbox), [Options.Evaluator] says which. A program
-// that goja's parser accepts is wrapped as it is, for either engine. One
-// it rejects goes through esbuild (within the limits below), which strips
-// TypeScript types and, for goja, lowers the syntax goja lacks (`for
-// await`, async generators) into code it runs; the result must then parse
-// with goja's parser. For QuickJS (per-call), nothing is lowered: esbuild
-// only strips types, and a program esbuild rejects or may not see reaches
-// QuickJS as written, which reports its own syntax errors, at the user's
-// line and column. A persistent program must parse with goja's parser
-// after esbuild whatever the engine, because the rewrite below reads its
-// tree: there, too, the syntax goja lacks is lowered.
+// (docs/contract.md#sandbox); [Options.Evaluator] says which. A program
+// that goja's parser accepts is wrapped as it is, for either engine, and
+// the engine's own compiler has the last word (QuickJS reports its early
+// errors itself). A program goja's parser rejects goes through esbuild
+// (within the limits below), which strips TypeScript types and lowers the
+// syntax goja lacks (`for await`, async generators); goja's parser must
+// then accept the result, which proves it is exactly one function body
+// (text can be a valid file for esbuild and still escape the wrapper) of
+// bounded nesting. goja runs that lowered script; QuickJS (per call) runs
+// the same parse printed without lowering, so its own parser reads `for
+// await` and the rest. Syntax errors are reported at the user's line and
+// column: goja's parser's, esbuild's (mapped back from its wrapper), or
+// the engine's. A persistent program always runs the lowered script,
+// because the rewrite below reads its tree.
 //
 // # Limits
 //
@@ -268,11 +271,6 @@ func prepare(code string, persistent bool, ev Evaluator, popts []jsparse.Option)
 	}
 	native := ev == EvaluatorQuickJS && !persistent
 	if !esbuildMay(code) {
-		if native {
-			// Too big for esbuild: QuickJS parses it as written (in wasm,
-			// where even a stack overflow is only a trap).
-			return &Script{JS: perCallPrefix + code + perCallSuffix, LineOffset: 1}, nil
-		}
 		// Not goja's JavaScript, and too big to hand to esbuild safely.
 		return nil, syntaxError(jsErr.msg+fmt.Sprintf(" (TypeScript types are stripped, and syntax newer than this engine's lowered, only in programs of at most %d bytes and %d arrow functions)", MaxTypeScriptBytes, MaxTypeScriptArrows), jsErr.line, jsErr.column)
 	}
@@ -402,51 +400,16 @@ func importCall(code string, e *bodyError) bool {
 // would call a type annotation an "unexpected token"). jsErr is the fallback
 // when esbuild gives no position.
 func prepareTS(code string, persistent, native bool, jsErr *bodyError, popts []jsparse.Option) (*Script, error) {
-	topts := api.TransformOptions{
-		Loader:        api.LoaderTS,
-		Target:        api.ESNext,
-		Sourcemap:     api.SourceMapExternal,
-		Sourcefile:    SourceName,
-		LegalComments: api.LegalCommentsNone,
-		LogLevel:      api.LogLevelSilent,
-	}
-	if !native {
-		// The script must parse with goja's parser (goja runs it, or the
-		// persistent rewrite reads it): lower what that parser lacks.
-		topts.Supported = gojaLowered
-	}
-	res := api.Transform(tsPrefix+code+tsSuffix, topts)
-	if len(res.Errors) > 0 && native {
-		// QuickJS decides, and reports its own error at the user's position.
-		return &Script{JS: perCallPrefix + code + perCallSuffix, LineOffset: 1}, nil
-	}
-	if len(res.Errors) > 0 {
-		m := res.Errors[0]
-		if m.Location == nil {
-			return nil, syntaxError(jsErr.msg, jsErr.line, jsErr.column)
-		}
-		e := userPos(m.Text, file.Position{Line: m.Location.Line, Column: m.Location.Column + 1}, code)
-		return nil, syntaxError(e.msg, e.line, e.column)
-	}
-	out := string(res.Code)
-	// esbuild may emit helpers before the wrapper (decorators); they stay
-	// in front, so generated lines still match the source map line for line.
-	start := strings.Index(out, tsPrefix)
-	end := strings.LastIndex(out, "}")
-	if start < 0 || end < start+len(tsPrefix) {
-		return nil, &errs.Error{Code: errs.CodeInternal, Message: "source: unexpected esbuild output shape"}
-	}
-	helpers, body := out[:start], strings.TrimSuffix(out[start+len(tsPrefix):end], "\n")
-	sm, err := sourcemap.Parse("", res.Map)
+	// The first transform lowers what goja's parser lacks, so that goja's
+	// parser can check the result: it must be exactly one function body
+	// (text such as "}\n+f() + async function() {" is a valid file for
+	// esbuild, but escapes the wrapper), with its nesting bounded.
+	helpers, body, rawMap, s, err := transform(code, gojaLowered, jsErr)
 	if err != nil {
-		return nil, &errs.Error{Code: errs.CodeInternal, Message: "source: esbuild source map: " + err.Error(), Err: err}
+		return nil, err
 	}
-	s := &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}
 	fl, perr := parseBody(body, popts)
-	if perr != nil && native && perr.deep == nil {
-		// Syntax goja's parser lacks, which QuickJS parses: it decides.
-		fl = nil
-	} else if perr != nil {
+	if perr != nil {
 		if perr.deep != nil {
 			l, c := s.Position(perr.line+1+strings.Count(helpers, "\n"), perr.column)
 			perr.line, perr.column = l, c
@@ -460,6 +423,13 @@ func prepareTS(code string, persistent, native bool, jsErr *bodyError, popts []j
 		}
 		return nil, syntaxError(perr.msg, l, c)
 	}
+	if native {
+		// QuickJS parses the program's own syntax: the same parse printed
+		// without lowering (its structure is the one just checked).
+		if h, b, m, ns, err := transform(code, nil, jsErr); err == nil {
+			helpers, body, rawMap, s = h, b, m, ns
+		}
+	}
 	var js string
 	if persistent {
 		js, s.Declared, err = rewrite(body, fl, popts)
@@ -469,8 +439,46 @@ func prepareTS(code string, persistent, native bool, jsErr *bodyError, popts []j
 	} else {
 		js = perCallPrefix + body + perCallSuffix
 	}
-	s.JS = helpers + js + "\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString(res.Map)
+	s.JS = helpers + js + "\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString(rawMap)
 	return s, nil
+}
+
+// transform runs esbuild on the program in its wrapper, with the syntax
+// in supported lowered, and returns the helpers esbuild put in front, the
+// body, the source map (raw) and a Script holding the parsed map.
+func transform(code string, supported map[string]bool, jsErr *bodyError) (helpers, body string, rawMap []byte, s *Script, err error) {
+	res := api.Transform(tsPrefix+code+tsSuffix, api.TransformOptions{
+		Loader:        api.LoaderTS,
+		Target:        api.ESNext,
+		Supported:     supported,
+		Sourcemap:     api.SourceMapExternal,
+		Sourcefile:    SourceName,
+		LegalComments: api.LegalCommentsNone,
+		LogLevel:      api.LogLevelSilent,
+	})
+	if len(res.Errors) > 0 {
+		m := res.Errors[0]
+		if m.Location == nil {
+			return "", "", nil, nil, syntaxError(jsErr.msg, jsErr.line, jsErr.column)
+		}
+		e := userPos(m.Text, file.Position{Line: m.Location.Line, Column: m.Location.Column + 1}, code)
+		return "", "", nil, nil, syntaxError(e.msg, e.line, e.column)
+	}
+	out := string(res.Code)
+	// esbuild may emit helpers before the wrapper (decorators, lowered
+	// async iteration); they stay in front, so generated lines still match
+	// the source map line for line.
+	start := strings.Index(out, tsPrefix)
+	end := strings.LastIndex(out, "}")
+	if start < 0 || end < start+len(tsPrefix) {
+		return "", "", nil, nil, &errs.Error{Code: errs.CodeInternal, Message: "source: unexpected esbuild output shape"}
+	}
+	helpers, body = out[:start], strings.TrimSuffix(out[start+len(tsPrefix):end], "\n")
+	sm, perr := sourcemap.Parse("", res.Map)
+	if perr != nil {
+		return "", "", nil, nil, &errs.Error{Code: errs.CodeInternal, Message: "source: esbuild source map: " + perr.Error(), Err: perr}
+	}
+	return helpers, body, res.Map, &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}, nil
 }
 
 // tokenLen is the source length of a declaration keyword.
