@@ -14,44 +14,22 @@
 // Delays follow Node: a number of milliseconds from 1 to 2^31 - 1, else 1.
 // Timer ids are numbers, as in Deno, Workers and browsers.
 var timerSeq = 0;
-function timerDelay(ms) {
-  ms = +ms;
-  return ms >= 1 && ms <= 2147483647 ? ms : 1;
+// startTimer is setTimeout (repeat false) and setInterval (repeat true);
+// one function, since every function of the prelude costs each goja
+// runtime about a kilobyte.
+function startTimer(name, callback, delay, args, repeat) {
+  if (typeof callback !== "function") throw new TypeErrorCtor(name + ": the callback must be a function");
+  var id = ++timerSeq, extra = [], ms = +delay;
+  if (!(ms >= 1 && ms <= 2147483647)) ms = 1;
+  for (var i = 2; i < args.length; i++) extra.push(args[i]);
+  var fire = function () {
+    ReflectApply(callback, undefined, extra);
+    if (repeat && hostTimer(id, ms, fire, true) === -1) throw new RangeErrorCtor("too many pending timers: a program may have at most 1024 at once");
+  };
+  if (hostTimer(id, ms, fire, false) === -1) throw new RangeErrorCtor("too many pending timers: a program may have at most 1024 at once");
+  return id;
 }
-function armTimer(id, ms, fire, rearm) {
-  var h = hostTimer(id, ms, fire, rearm);
-  if (h === -1) throw new RangeErrorCtor("too many pending timers: a program may have at most 1024 at once");
-}
-function timerArgs(args) {
-  var a = [];
-  for (var i = 2; i < args.length; i++) a.push(args[i]);
-  return a;
-}
-function checkCallback(name, cb) {
-  if (typeof cb !== "function") throw new TypeErrorCtor(name + ": the callback must be a function");
-}
-defineGlobal("setTimeout", {
-  setTimeout(callback, delay) {
-    checkCallback("setTimeout", callback);
-    var id = ++timerSeq, args = timerArgs(arguments);
-    armTimer(id, timerDelay(delay), function () { ReflectApply(callback, undefined, args); }, false);
-    return id;
-  }
-}.setTimeout);
-defineGlobal("setInterval", {
-  setInterval(callback, delay) {
-    checkCallback("setInterval", callback);
-    var id = ++timerSeq, args = timerArgs(arguments), ms = timerDelay(delay);
-    var fire = function () {
-      ReflectApply(callback, undefined, args);
-      armTimer(id, ms, fire, true);
-    };
-    armTimer(id, ms, fire, false);
-    return id;
-  }
-}.setInterval);
-function clearTimer(id) {
-  if (typeof id === "number") hostClearTimer(id);
-}
-defineGlobal("clearTimeout", { clearTimeout(id) { clearTimer(id); } }.clearTimeout);
-defineGlobal("clearInterval", { clearInterval(id) { clearTimer(id); } }.clearInterval);
+defineGlobal("setTimeout", { setTimeout(callback, delay) { return startTimer("setTimeout", callback, delay, arguments, false); } }.setTimeout);
+defineGlobal("setInterval", { setInterval(callback, delay) { return startTimer("setInterval", callback, delay, arguments, true); } }.setInterval);
+defineGlobal("clearTimeout", { clearTimeout(id) { if (typeof id === "number") hostClearTimer(id); } }.clearTimeout);
+defineGlobal("clearInterval", { clearInterval(id) { if (typeof id === "number") hostClearTimer(id); } }.clearInterval);
