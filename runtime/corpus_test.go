@@ -18,6 +18,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/codemode/codemode/runtime"
+	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools/errs"
 )
 
@@ -273,4 +274,40 @@ func updateFromV8(t *testing.T, archives map[string]*txtar.Archive, cases []*cor
 		}
 	}
 	t.Logf("wrote the V8 outcomes of %d programs", len(cases))
+}
+
+// Syntax goja lacks, in persistent mode (the rewrite reads the lowered
+// parse on both engines) and with TypeScript, and a runtime error's line
+// in such a program: the user's, on both engines.
+func TestModernSyntaxModes(t *testing.T) {
+	for name, rt := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			host := scope.NewHost("h")
+			defer host.Dispose()
+			es := rt.NewEnvironments(host.Child(scope.KindPlugin, "codemode"), runtime.EnvOptions{})
+			o := es.Owner(host.Child(scope.KindAgent, "a"), "codemode")
+			steps := []struct{ code, want string }{
+				{"async function* gen(n) { for (let i = 0; i < n; i++) yield i }\nconst got = []\nfor await (const v of gen(3)) got.push(v)\nlet total = got.reduce((a, b) => a + b, 0)\nreturn total", "3"},
+				{"const more = []\nfor await (const v of gen(2)) more.push(v)\nsetTimeout(() => more.push('late'), 1)\nawait new Promise(r => setTimeout(r, 5))\nreturn [total, more, Object.groupBy(more, x => typeof x)]", `[3,[0,1,"late"],{"number":[0,1],"string":["late"]}]`},
+			}
+			for i, s := range steps {
+				out := es.Run(context.Background(), o, runtime.Request{Code: s.code})
+				if out.Err != nil || string(out.Value) != s.want {
+					t.Fatalf("step %d: got %s, %v; want %s", i, out.Value, out.Err, s.want)
+				}
+			}
+			for _, code := range []string{
+				"interface P { n: number }\nconst ps: P[] = []\nasync function* g(): AsyncGenerator<number> { yield 1 }\nfor await (const x of g()) ps.push({ n: x })\n\nthrow new Error('boom ' + ps.length)",
+				"const ps = []\nasync function* g() { yield 1 }\nfor await (const x of g()) ps.push(x)\n\n\nthrow new Error('boom ' + ps.length)",
+			} {
+				out := rt.Run(context.Background(), runtime.Request{Code: code})
+				if out.Err == nil || out.Err.Code != errs.CodeRuntimeError || !strings.Contains(out.Err.Message, "boom 1") {
+					t.Fatalf("got %s, %v; want RUNTIME_ERROR boom 1", out.Value, out.Err)
+				}
+				if out.Err.Info["line"] != 6 {
+					t.Errorf("%q: error at line %v, want 6 (%v)", code[:20], out.Err.Info["line"], out.Err.Info)
+				}
+			}
+		})
+	}
 }
