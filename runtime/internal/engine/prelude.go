@@ -109,6 +109,9 @@ var polyfillWords = [...]struct{ word, feature string }{
 	{"asyncIterator", "asyncIterator"},
 	{"fromAsync", "fromAsync"},
 	{".escape", "regExpEscape"},
+	{"sumPrecise", "sumPrecise"},
+	{"Base64", "base64"},
+	{"Hex(", "base64"},
 	// Iterator helpers are methods of every iterator: a program that
 	// names Iterator, makes an iterator (generators, .values(), .keys(),
 	// .entries(), matchAll, [Symbol.iterator]()) gets them.

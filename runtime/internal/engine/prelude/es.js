@@ -113,11 +113,21 @@ function esMake() {
       c === 0x205F || c === 0x3000 || c === 0xFEFF || c === 0x2028 || c === 0x2029;
   }
 
+  // closesOnThrow reports whether a native groupBy closes the iterator
+  // when its callback throws (QuickJS-ng 0.12's does not).
+  function closesOnThrow(f, C) {
+    var closed = false;
+    var it = { __proto__: null, next: function () { return { value: 1, done: false }; }, "return": function () { closed = true; return {}; } };
+    var items = { __proto__: null };
+    items[SymIter] = function () { return it; };
+    try { ReflectApply(f, C, [items, function () { throw 0; }]); } catch (e) {}
+    return closed;
+  }
   var esFeatures = {
     __proto__: null,
     groupBy: function () {
       var push = ArrayProto.push;
-      if (!isCallable(ObjectCtor.groupBy)) {
+      if (!isCallable(ObjectCtor.groupBy) || !closesOnThrow(ObjectCtor.groupBy, ObjectCtor)) {
         install(ObjectCtor, {
           groupBy(items, callback) {
             var obj = { __proto__: null };
@@ -130,7 +140,7 @@ function esMake() {
           }
         }.groupBy);
       }
-      if (!isCallable(Map.groupBy)) {
+      if (!isCallable(Map.groupBy) || !closesOnThrow(Map.groupBy, Map)) {
         var MapC = Map, get = Map.prototype.get, set = Map.prototype.set;
         install(MapC, {
           groupBy(items, callback) {
@@ -268,8 +278,11 @@ function esMake() {
       }.fromAsync);
     },
     iterator: installIterator,
+    sumPrecise: installSumPrecise,
+    base64: installBase64,
     regExpEscape: function () {
-      if (isCallable(RegExp.escape)) return;
+      // QuickJS-ng 0.12's escapes every non-ASCII character.
+      if (isCallable(RegExp.escape) && RegExp.escape("\u00e9") === "\u00e9") return;
       install(RegExp, {
         escape(S) {
           if (typeof S !== "string") throw new TypeErrorCtor("RegExp.escape: the argument must be a string");
@@ -297,6 +310,274 @@ function esMake() {
       }.escape);
     }
   };
+
+  // Uint8Array to and from base64 and hex (ES2026), from the spec's
+  // FromBase64 and FromHex.
+  function installBase64() {
+    var U8 = Uint8Array;
+    if (isCallable(U8.fromBase64)) return;
+    var TA = getProto(U8.prototype), taLen = getOwn(TA, "length").get, taBuffer = getOwn(TA, "buffer").get;
+    var B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    var B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    function syntax(m) { return new SyntaxError(m); }
+    // u8 is ValidateUint8Array (and the detached check): its length.
+    function u8(O) {
+      var t = tag(O);
+      if (t !== "[object Uint8Array]") throw new TypeErrorCtor("not a Uint8Array");
+      var buf = ReflectApply(taBuffer, O, []);
+      if (buf.detached === true) throw new TypeErrorCtor("the Uint8Array's buffer is detached");
+      return ReflectApply(taLen, O, []);
+    }
+    function optionsObject(o) {
+      if (o === undefined) return undefined;
+      if (!isObject(o)) throw new TypeErrorCtor("options must be an object");
+      return o;
+    }
+    function alphabetOf(opts) {
+      var a = opts === undefined ? undefined : opts.alphabet;
+      if (a === undefined) return "base64";
+      if (a !== "base64" && a !== "base64url") throw new TypeErrorCtor("alphabet must be \"base64\" or \"base64url\"");
+      return a;
+    }
+    function lastChunkOf(opts) {
+      var l = opts === undefined ? undefined : opts.lastChunkHandling;
+      if (l === undefined) return "loose";
+      if (l !== "loose" && l !== "strict" && l !== "stop-before-partial") throw new TypeErrorCtor("lastChunkHandling must be \"loose\", \"strict\" or \"stop-before-partial\"");
+      return l;
+    }
+    function skipSpace(s, i) {
+      for (var c; i < s.length && ((c = s.charCodeAt(i)) === 9 || c === 10 || c === 12 || c === 13 || c === 32); i++);
+      return i;
+    }
+    function decodeChunk(chunk, strictBits, bytes) {
+      var n = chunk.length;
+      while (chunk.length < 4) chunk += "A";
+      var v = (B64.indexOf(chunk[0]) << 18) | (B64.indexOf(chunk[1]) << 12) | (B64.indexOf(chunk[2]) << 6) | B64.indexOf(chunk[3]);
+      var b = [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+      if (n === 2) {
+        if (strictBits && b[1] !== 0) return false;
+        bytes.push(b[0]);
+      } else if (n === 3) {
+        if (strictBits && b[2] !== 0) return false;
+        bytes.push(b[0], b[1]);
+      } else bytes.push(b[0], b[1], b[2]);
+      return true;
+    }
+    // fromBase64 is FromBase64: {read, bytes, error}.
+    function fromBase64(s, alphabet, last, maxLength) {
+      var read = 0, bytes = [], chunk = "", index = 0, len = s.length, c;
+      if (maxLength === 0) return { read: 0, bytes: bytes, error: null };
+      for (;;) {
+        index = skipSpace(s, index);
+        if (index === len) {
+          if (chunk.length > 0) {
+            if (last === "stop-before-partial") return { read: read, bytes: bytes, error: null };
+            if (last === "loose") {
+              if (chunk.length === 1) return { read: read, bytes: bytes, error: syntax("base64: a lone character at the end") };
+              decodeChunk(chunk, false, bytes);
+            } else return { read: read, bytes: bytes, error: syntax("base64: the last chunk is incomplete") };
+          }
+          return { read: len, bytes: bytes, error: null };
+        }
+        c = s[index++];
+        if (c === "=") {
+          if (chunk.length < 2) return { read: read, bytes: bytes, error: syntax("base64: misplaced padding") };
+          index = skipSpace(s, index);
+          if (chunk.length === 2) {
+            if (index === len) {
+              if (last === "stop-before-partial") return { read: read, bytes: bytes, error: null };
+              return { read: read, bytes: bytes, error: syntax("base64: incomplete padding") };
+            }
+            if (s[index] === "=") index = skipSpace(s, index + 1);
+          }
+          if (index < len) return { read: read, bytes: bytes, error: syntax("base64: characters after padding") };
+          if (!decodeChunk(chunk, last === "strict", bytes)) return { read: read, bytes: bytes, error: syntax("base64: non-zero padding bits") };
+          return { read: len, bytes: bytes, error: null };
+        }
+        if (alphabet === "base64url") {
+          if (c === "+" || c === "/") return { read: read, bytes: bytes, error: syntax("base64url: '" + c + "' is not in the alphabet") };
+          if (c === "-") c = "+";
+          else if (c === "_") c = "/";
+        }
+        if (c.length !== 1 || B64.indexOf(c) < 0) return { read: read, bytes: bytes, error: syntax("base64: invalid character") };
+        var remaining = maxLength - bytes.length;
+        if ((remaining === 1 && chunk.length === 2) || (remaining === 2 && chunk.length === 3)) return { read: read, bytes: bytes, error: null };
+        chunk += c;
+        if (chunk.length === 4) {
+          decodeChunk(chunk, false, bytes);
+          chunk = "";
+          read = index;
+          if (bytes.length === maxLength) return { read: read, bytes: bytes, error: null };
+        }
+      }
+    }
+    function hexVal(c) {
+      return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    }
+    function fromHex(s, maxLength) {
+      var len = s.length, bytes = [], read = 0;
+      if (len % 2 !== 0) return { read: 0, bytes: bytes, error: syntax("hex: an odd number of digits") };
+      while (read < len && bytes.length < maxLength) {
+        var hi = hexVal(s.charCodeAt(read)), lo = hexVal(s.charCodeAt(read + 1));
+        if (hi < 0 || lo < 0) return { read: read, bytes: bytes, error: syntax("hex: invalid digit") };
+        read += 2;
+        bytes.push(hi * 16 + lo);
+      }
+      return { read: read, bytes: bytes, error: null };
+    }
+    function needString(s, what) {
+      if (typeof s !== "string") throw new TypeErrorCtor(what + ": the argument must be a string");
+    }
+    function write(into, bytes) {
+      for (var i = 0; i < bytes.length; i++) into[i] = bytes[i];
+    }
+    install(U8, {
+      fromBase64(string) {
+        needString(string, "Uint8Array.fromBase64");
+        var opts = optionsObject(arguments[1]), alphabet = alphabetOf(opts), last = lastChunkOf(opts);
+        var r = fromBase64(string, alphabet, last, MAX_SAFE);
+        if (r.error) throw r.error;
+        return new U8(r.bytes);
+      }
+    }.fromBase64);
+    install(U8, {
+      fromHex(string) {
+        needString(string, "Uint8Array.fromHex");
+        var r = fromHex(string, MAX_SAFE);
+        if (r.error) throw r.error;
+        return new U8(r.bytes);
+      }
+    }.fromHex);
+    var P = U8.prototype;
+    install(P, {
+      toBase64() {
+        var n = u8(this), opts = optionsObject(arguments[0]), alphabet = alphabetOf(opts);
+        var omit = opts === undefined ? false : !!opts.omitPadding;
+        n = u8(this);
+        var A = alphabet === "base64url" ? B64URL : B64, out = "";
+        for (var i = 0; i < n; i += 3) {
+          var b0 = this[i], b1 = i + 1 < n ? this[i + 1] : 0, b2 = i + 2 < n ? this[i + 2] : 0;
+          var v = (b0 << 16) | (b1 << 8) | b2;
+          out += A[(v >> 18) & 63] + A[(v >> 12) & 63];
+          out += i + 1 < n ? A[(v >> 6) & 63] : omit ? "" : "=";
+          out += i + 2 < n ? A[v & 63] : omit ? "" : "=";
+        }
+        return out;
+      }
+    }.toBase64);
+    install(P, {
+      toHex() {
+        var n = u8(this), out = "";
+        for (var i = 0; i < n; i++) out += (this[i] < 16 ? "0" : "") + this[i].toString(16);
+        return out;
+      }
+    }.toHex);
+    install(P, {
+      setFromBase64(string) {
+        u8(this);
+        needString(string, "Uint8Array.prototype.setFromBase64");
+        var opts = optionsObject(arguments[1]), alphabet = alphabetOf(opts), last = lastChunkOf(opts);
+        var n = u8(this), r = fromBase64(string, alphabet, last, n);
+        write(this, r.bytes);
+        if (r.error) throw r.error;
+        return { read: r.read, written: r.bytes.length };
+      }
+    }.setFromBase64);
+    install(P, {
+      setFromHex(string) {
+        u8(this);
+        needString(string, "Uint8Array.prototype.setFromHex");
+        var n = u8(this), r = fromHex(string, n);
+        write(this, r.bytes);
+        if (r.error) throw r.error;
+        return { read: r.read, written: r.bytes.length };
+      }
+    }.setFromHex);
+  }
+
+  // Math.sumPrecise (ES2026): the exact sum, rounded once. Shewchuk's
+  // partials (as Python's fsum), with the sum's overflow past 2^1024
+  // counted apart, after the proposal's reference implementation.
+  function installSumPrecise() {
+    if (isCallable(Math.sumPrecise)) return;
+    var abs = Math.abs, P1023 = Math.pow(2, 1023);
+    var MAX_DOUBLE = 1.79769313486231570815e+308, MAX_ULP = MAX_DOUBLE - 1.79769313486231550856e+308;
+    var hi = 0, lo = 0;
+    function twoSum(x, y) { hi = x + y; lo = y - (hi - x); }
+    function sum(values) {
+      var partials = [], overflow = 0, nonFinite = 0, i, x, y, t;
+      for (i = 0; i < values.length; i++) {
+        x = values[i];
+        if (nonFinite !== 0 || x !== x || x === Infinity || x === -Infinity) {
+          if (x !== x || (x === Infinity && nonFinite === -Infinity) || (x === -Infinity && nonFinite === Infinity) || nonFinite !== nonFinite) nonFinite = NaN;
+          else if (x === Infinity || x === -Infinity) nonFinite = x;
+          continue;
+        }
+        var used = 0;
+        for (var j = 0; j < partials.length; j++) {
+          y = partials[j];
+          if (abs(x) < abs(y)) { t = x; x = y; y = t; }
+          twoSum(x, y);
+          if (abs(hi) === Infinity) {
+            var sign = hi === Infinity ? 1 : -1;
+            overflow += sign;
+            x = (x - sign * P1023) - sign * P1023;
+            if (abs(x) < abs(y)) { t = x; x = y; y = t; }
+            twoSum(x, y);
+          }
+          if (lo !== 0) partials[used++] = lo;
+          x = hi;
+        }
+        partials.length = used;
+        if (x !== 0) partials.push(x);
+      }
+      if (nonFinite !== 0) return nonFinite;
+      var n = partials.length - 1;
+      hi = 0; lo = 0;
+      if (overflow !== 0) {
+        var next = n >= 0 ? partials[n] : 0;
+        n--;
+        if (abs(overflow) > 1 || (overflow > 0 && next > 0) || (overflow < 0 && next < 0)) return overflow > 0 ? Infinity : -Infinity;
+        twoSum(overflow * P1023, next / 2);
+        lo *= 2;
+        if (abs(2 * hi) === Infinity) {
+          if (hi > 0) return hi === P1023 && lo === -(MAX_ULP / 2) && n >= 0 && partials[n] < 0 ? MAX_DOUBLE : Infinity;
+          return hi === -P1023 && lo === MAX_ULP / 2 && n >= 0 && partials[n] > 0 ? -MAX_DOUBLE : -Infinity;
+        }
+        if (lo !== 0) { partials[++n] = lo; lo = 0; }
+        hi *= 2;
+      }
+      while (n >= 0) {
+        x = hi; y = partials[n--];
+        twoSum(x, y);
+        if (lo !== 0) break;
+      }
+      if (n >= 0 && ((lo < 0 && partials[n] < 0) || (lo > 0 && partials[n] > 0))) {
+        y = lo * 2; x = hi + y;
+        if (y === x - hi) hi = x;
+      }
+      return hi;
+    }
+    install(Math, {
+      sumPrecise(items) {
+        if (items === null || items === undefined) throw new TypeErrorCtor("Math.sumPrecise: items is null or undefined");
+        var it = getIterator(items), next = it.next, values = [], minusZero = true;
+        for (;;) {
+          var r = ReflectApply(next, it, []);
+          if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
+          if (r.done) break;
+          var v = r.value;
+          if (typeof v !== "number") {
+            closeIterator(it);
+            throw new TypeErrorCtor("Math.sumPrecise: every value must be a number");
+          }
+          if (!(v === 0 && 1 / v < 0)) minusZero = false;
+          values.push(v);
+        }
+        return minusZero ? -0 : sum(values);
+      }
+    }.sumPrecise);
+  }
 
   // Iterator helpers (ES2025): the Iterator global, Iterator.from, and the
   // methods of %IteratorPrototype%. A helper is a generator whose prototype
