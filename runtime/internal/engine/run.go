@@ -154,20 +154,16 @@ func (r *Run) ClearTimer(id int) {
 	}
 }
 
-// dueTimers appends the timers due by now, in order.
+// dueTimers appends the first timer due by now, if any. One at a time:
+// the promise jobs a callback queues run before the next callback (as in
+// Node), and a callback that ends the program leaves the other due
+// timers unfired.
 func (r *Run) dueTimers(batch []Settlement) []Settlement {
-	if len(r.timers) == 0 {
+	if len(r.timers) == 0 || r.timers[0].due.After(time.Now()) {
 		return batch
 	}
-	now := time.Now()
-	n := 0
-	for n < len(r.timers) && !r.timers[n].due.After(now) {
-		batch = append(batch, Settlement{ID: r.timers[n].id, Name: "setTimeout"})
-		n++
-	}
-	if n > 0 {
-		r.timers = append(r.timers[:0], r.timers[n:]...)
-	}
+	batch = append(batch, Settlement{ID: r.timers[0].id, Name: "setTimeout"})
+	r.timers = append(r.timers[:0], r.timers[1:]...)
 	return batch
 }
 
