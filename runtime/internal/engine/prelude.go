@@ -126,12 +126,30 @@ var polyfillWords = [...]struct{ word, feature string }{
 	{"iterator]()", "iterator"},
 }
 
+// PolyfillNeeds is the argument of the prelude's polyfill that returns
+// the es.js features an engine lacks or gets wrong (comma-separated).
+const PolyfillNeeds = "?"
+
+// PolyfillSkip returns the bit set (as Polyfills takes it) of the words
+// whose feature is not among needed, what polyfill(PolyfillNeeds)
+// returned: an engine asks once, and then never installs, nor pays to
+// look for, the features it has.
+func PolyfillSkip(needed string) uint32 {
+	var skip uint32
+	have := strings.Split(needed, ",")
+	for i, p := range polyfillWords {
+		if !slices.Contains(have, p.feature) {
+			skip |= 1 << i
+		}
+	}
+	return skip
+}
+
 // Polyfills returns the es.js features a script names that are not in
-// installed (a bit set, bit i for polyfillWords[i]), comma-separated for
-// the prelude's polyfill, and the set with them added. An engine that
-// lacks some ECMAScript library functions calls polyfill with them
-// before it evaluates the script: nothing is built until a program names
-// it.
+// installed (a bit set, bit i for polyfillWords[i]; PolyfillSkip's bits
+// too), comma-separated for the prelude's polyfill, and the set with them
+// added. An engine calls polyfill with them before it evaluates the
+// script: nothing is built until a program names it.
 func Polyfills(script string, installed uint32) (string, uint32) {
 	var names []string
 	for i, p := range polyfillWords {

@@ -245,7 +245,14 @@ func (v *vm) Eval(script, name string) error {
 	if err != nil {
 		return err
 	}
-	if names, set := engine.Polyfills(script, v.polyfilled); names != "" {
+	v.d.polyOnce.Do(func() {
+		// Once per engine, in a realm no program has run in yet.
+		needs, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(engine.PolyfillNeeds))
+		if err == nil {
+			v.d.polySkip = engine.PolyfillSkip(needs.String())
+		}
+	})
+	if names, set := engine.Polyfills(script, v.polyfilled|v.d.polySkip); names != "" {
 		v.polyfilled = set
 		v.w.enterJS()
 		_, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(names))

@@ -423,9 +423,11 @@ func prepareTS(code string, persistent, native bool, jsErr *bodyError, popts []j
 		}
 		return nil, syntaxError(perr.msg, l, c)
 	}
-	if native {
+	if native && (strings.Contains(code, "await") || asyncGenerator.MatchString(code)) {
 		// QuickJS parses the program's own syntax: the same parse printed
-		// without lowering (its structure is the one just checked).
+		// without lowering (its structure is the one just checked). Without
+		// `await` or an async generator nothing was lowered: the first
+		// output is that already.
 		if h, b, m, ns, err := transform(code, nil, jsErr); err == nil {
 			helpers, body, rawMap, s = h, b, m, ns
 		}

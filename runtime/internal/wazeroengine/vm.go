@@ -245,7 +245,13 @@ func (v *vm) Begin(r *engine.Run) error {
 // es.js) are installed first, the first time a script names them.
 func (v *vm) Eval(script, name string) error {
 	i := v.inst
-	if names, set := engine.Polyfills(script, v.polyfilled); names != "" {
+	v.d.polyOnce.Do(func() {
+		// Once per engine, in a realm no program has run in yet.
+		if needs, err := v.callString(engine.EntryPolyfill, engine.PolyfillNeeds); err == nil {
+			v.d.polySkip = engine.PolyfillSkip(needs)
+		}
+	})
+	if names, set := engine.Polyfills(script, v.polyfilled|v.d.polySkip); names != "" {
 		v.polyfilled = set
 		if _, err := v.callString(engine.EntryPolyfill, names); err != nil {
 			return err

@@ -13,8 +13,11 @@
 var esFeatures = null;
 
 // polyfill installs the features named in names (comma-separated), once.
+// polyfill("?") returns the features this engine lacks or gets wrong: Go
+// asks once per engine, and never names the others.
 function polyfill(names) {
   if (esFeatures === null) esFeatures = esMake();
+  if (names === "?") return esFeatures["?"]();
   var list = toStr(names).split(",");
   for (var i = 0; i < list.length; i++) {
     var f = esFeatures[list[i]];
@@ -113,21 +116,27 @@ function esMake() {
       c === 0x205F || c === 0x3000 || c === 0xFEFF || c === 0x2028 || c === 0x2029;
   }
 
-  // closesOnThrow reports whether a native groupBy closes the iterator
-  // when its callback throws (QuickJS-ng 0.12's does not).
-  function closesOnThrow(f, C) {
-    var closed = false;
-    var it = { __proto__: null, next: function () { return { value: 1, done: false }; }, "return": function () { closed = true; return {}; } };
-    var items = { __proto__: null };
-    items[SymIter] = function () { return it; };
-    try { ReflectApply(f, C, [items, function () { throw 0; }]); } catch (e) {}
-    return closed;
-  }
   var esFeatures = {
     __proto__: null,
+    "?": function () {
+      var out = [];
+      if (!isCallable(ObjectCtor.groupBy) || !isCallable(Map.groupBy)) out.push("groupBy");
+      if (!isCallable(PromiseCtor.withResolvers)) out.push("withResolvers");
+      if (!isCallable(PromiseCtor["try"])) out.push("promiseTry");
+      if (!isCallable(String.prototype.isWellFormed) || !isCallable(String.prototype.toWellFormed)) out.push("wellFormed");
+      if (typeof Symbol.asyncIterator !== "symbol") out.push("asyncIterator");
+      if (!isCallable(ArrayCtor.fromAsync) || typeof Symbol.asyncIterator !== "symbol") out.push("fromAsync");
+      if (typeof g.Iterator !== "function") out.push("iterator");
+      if (!isCallable(Math.sumPrecise)) out.push("sumPrecise");
+      if (!isCallable(Uint8Array.fromBase64) || !isCallable(Uint8Array.prototype.toHex)) out.push("base64");
+      if (!isCallable(RegExp.escape) || RegExp.escape("\u00e9") !== "\u00e9") out.push("regExpEscape");
+      return out.join(",");
+    },
+    // An installer runs only where polyfill("?") found the feature
+    // missing or wrong (RegExp.escape replaces QuickJS's).
     groupBy: function () {
       var push = ArrayProto.push;
-      if (!isCallable(ObjectCtor.groupBy) || !closesOnThrow(ObjectCtor.groupBy, ObjectCtor)) {
+      if (!isCallable(ObjectCtor.groupBy)) {
         install(ObjectCtor, {
           groupBy(items, callback) {
             var obj = { __proto__: null };
@@ -140,7 +149,7 @@ function esMake() {
           }
         }.groupBy);
       }
-      if (!isCallable(Map.groupBy) || !closesOnThrow(Map.groupBy, Map)) {
+      if (!isCallable(Map.groupBy)) {
         var MapC = Map, get = Map.prototype.get, set = Map.prototype.set;
         install(MapC, {
           groupBy(items, callback) {
@@ -281,8 +290,7 @@ function esMake() {
     sumPrecise: installSumPrecise,
     base64: installBase64,
     regExpEscape: function () {
-      // QuickJS-ng 0.12's escapes every non-ASCII character.
-      if (isCallable(RegExp.escape) && RegExp.escape("\u00e9") === "\u00e9") return;
+      // (QuickJS-ng 0.12's escapes every non-ASCII character.)
       install(RegExp, {
         escape(S) {
           if (typeof S !== "string") throw new TypeErrorCtor("RegExp.escape: the argument must be a string");
