@@ -135,7 +135,6 @@ function esMake() {
     // An installer runs only where polyfill("?") found the feature
     // missing or wrong (RegExp.escape replaces QuickJS's).
     groupBy: function () {
-      var push = ArrayProto.push;
       if (!isCallable(ObjectCtor.groupBy)) {
         install(ObjectCtor, {
           groupBy(items, callback) {
@@ -143,7 +142,7 @@ function esMake() {
             groupBy(items, callback, true, function (key, v) {
               var g = getOwn(obj, key);
               if (g === undefined) createData(obj, key, [v]);
-              else ReflectApply(push, g.value, [v]);
+              else createData(g.value, g.value.length, v);
             });
             return obj;
           }
@@ -157,7 +156,7 @@ function esMake() {
             groupBy(items, callback, false, function (key, v) {
               var g = ReflectApply(get, map, [key]);
               if (g === undefined) ReflectApply(set, map, [key, [v]]);
-              else ReflectApply(push, g, [v]);
+              else createData(g, g.length, v);
             });
             return map;
           }
@@ -178,8 +177,7 @@ function esMake() {
       install(PromiseCtor, {
         try(callback) {
           if (!isObject(this)) throw new TypeErrorCtor("Promise.try called on a non-object");
-          var cap = promiseCapability(this), args = [];
-          for (var i = 1; i < arguments.length; i++) args.push(arguments[i]);
+          var cap = promiseCapability(this), args = ReflectApply(ArrayProto.slice, arguments, [1]);
           try {
             ReflectApply(cap.resolve, undefined, [ReflectApply(callback, undefined, args)]);
           } catch (e) {
@@ -364,16 +362,21 @@ function esMake() {
       var b = [(v >> 16) & 255, (v >> 8) & 255, v & 255];
       if (n === 2) {
         if (strictBits && b[1] !== 0) return false;
-        bytes.push(b[0]);
+        bytes[bytes.length] = b[0];
       } else if (n === 3) {
         if (strictBits && b[2] !== 0) return false;
-        bytes.push(b[0], b[1]);
-      } else bytes.push(b[0], b[1], b[2]);
+        bytes[bytes.length] = b[0];
+        bytes[bytes.length] = b[1];
+      } else {
+        bytes[bytes.length] = b[0];
+        bytes[bytes.length] = b[1];
+        bytes[bytes.length] = b[2];
+      }
       return true;
     }
     // fromBase64 is FromBase64: {read, bytes, error}.
     function fromBase64(s, alphabet, last, maxLength) {
-      var read = 0, bytes = [], chunk = "", index = 0, len = s.length, c;
+      var read = 0, bytes = snapshot(), chunk = "", index = 0, len = s.length, c;
       if (maxLength === 0) return { read: 0, bytes: bytes, error: null };
       for (;;) {
         index = skipSpace(s, index);
@@ -423,13 +426,13 @@ function esMake() {
       return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
     }
     function fromHex(s, maxLength) {
-      var len = s.length, bytes = [], read = 0;
+      var len = s.length, bytes = snapshot(), read = 0;
       if (len % 2 !== 0) return { read: 0, bytes: bytes, error: syntax("hex: an odd number of digits") };
       while (read < len && bytes.length < maxLength) {
         var hi = hexVal(s.charCodeAt(read)), lo = hexVal(s.charCodeAt(read + 1));
         if (hi < 0 || lo < 0) return { read: read, bytes: bytes, error: syntax("hex: invalid digit") };
         read += 2;
-        bytes.push(hi * 16 + lo);
+        bytes[bytes.length] = hi * 16 + lo;
       }
       return { read: read, bytes: bytes, error: null };
     }
@@ -513,7 +516,7 @@ function esMake() {
     var hi = 0, lo = 0;
     function twoSum(x, y) { hi = x + y; lo = y - (hi - x); }
     function sum(values) {
-      var partials = [], overflow = 0, nonFinite = 0, i, x, y, t;
+      var partials = snapshot(), overflow = 0, nonFinite = 0, i, x, y, t;
       for (i = 0; i < values.length; i++) {
         x = values[i];
         if (nonFinite !== 0 || x !== x || x === Infinity || x === -Infinity) {
@@ -537,7 +540,7 @@ function esMake() {
           x = hi;
         }
         partials.length = used;
-        if (x !== 0) partials.push(x);
+        if (x !== 0) partials[partials.length] = x;
       }
       if (nonFinite !== 0) return nonFinite;
       var n = partials.length - 1;
@@ -569,7 +572,7 @@ function esMake() {
     install(Math, {
       sumPrecise(items) {
         if (items === null || items === undefined) throw new TypeErrorCtor("Math.sumPrecise: items is null or undefined");
-        var it = getIterator(items), next = it.next, values = [], minusZero = true;
+        var it = getIterator(items), next = it.next, values = snapshot(), minusZero = true;
         for (;;) {
           var r = ReflectApply(next, it, []);
           if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
@@ -580,7 +583,7 @@ function esMake() {
             throw new TypeErrorCtor("Math.sumPrecise: every value must be a number");
           }
           if (!(v === 0 && 1 / v < 0)) minusZero = false;
-          values.push(v);
+          values[values.length] = v;
         }
         return minusZero ? -0 : sum(values);
       }
@@ -753,7 +756,7 @@ function esMake() {
         for (;;) {
           var r = step(O, next);
           if (r.done) return out;
-          out.push(r.value);
+          createData(out, out.length, r.value);
         }
       },
       forEach(fn) {

@@ -19,9 +19,8 @@ var timerSeq = 0;
 // runtime about a kilobyte.
 function startTimer(name, callback, delay, args, repeat) {
   if (typeof callback !== "function") throw new TypeErrorCtor(name + ": the callback must be a function");
-  var id = ++timerSeq, extra = [], ms = +delay;
+  var id = ++timerSeq, extra = ReflectApply(ArrayProto.slice, args, [2]), ms = +delay;
   if (!(ms >= 1 && ms <= 2147483647)) ms = 1;
-  for (var i = 2; i < args.length; i++) extra.push(args[i]);
   var fire = function () {
     ReflectApply(callback, undefined, extra);
     if (repeat && hostTimer(id, ms, fire, true) === -1) throw new RangeErrorCtor("too many pending timers: a program may have at most 1024 at once");
