@@ -110,6 +110,8 @@ var polyfillWords = [...]struct{ word, feature string }{
 	{"fromAsync", "fromAsync"},
 	{".escape", "regExpEscape"},
 	{"sumPrecise", "sumPrecise"},
+	{"WeakRef", "weakRef"},
+	{"FinalizationRegistry", "weakRef"},
 	{"Base64", "base64"},
 	{"Hex(", "base64"},
 	// Iterator helpers are methods of every iterator: a program that

@@ -127,6 +127,7 @@ function esMake() {
       if (typeof Symbol.asyncIterator !== "symbol") out.push("asyncIterator");
       if (!isCallable(ArrayCtor.fromAsync) || typeof Symbol.asyncIterator !== "symbol") out.push("fromAsync");
       if (typeof g.Iterator !== "function") out.push("iterator");
+      if (typeof g.WeakRef !== "function" || typeof g.FinalizationRegistry !== "function") out.push("weakRef");
       if (!isCallable(Math.sumPrecise)) out.push("sumPrecise");
       if (!isCallable(Uint8Array.fromBase64) || !isCallable(Uint8Array.prototype.toHex)) out.push("base64");
       if (!isCallable(RegExp.escape) || RegExp.escape("\u00e9") !== "\u00e9") out.push("regExpEscape");
@@ -285,6 +286,7 @@ function esMake() {
       }.fromAsync);
     },
     iterator: installIterator,
+    weakRef: installWeakRef,
     sumPrecise: installSumPrecise,
     base64: installBase64,
     regExpEscape: function () {
@@ -588,6 +590,80 @@ function esMake() {
         return minusZero ? -0 : sum(values);
       }
     }.sumPrecise);
+  }
+
+  // WeakRef and FinalizationRegistry (ES2021). The spec lets an engine
+  // keep a target alive as long as it likes and never call a cleanup
+  // callback: this one holds targets for good (a WeakRef derefs to its
+  // target) and never cleans up, so both are conformant and deterministic.
+  function installWeakRef() {
+    var WeakMapC = WeakMap, wmGet = WeakMap.prototype.get, wmSet = WeakMap.prototype.set, wmHas = WeakMap.prototype.has;
+    var MapC = Map, mGet = Map.prototype.get, mSet = Map.prototype.set, mDelete = Map.prototype["delete"];
+    var keyFor = Symbol.keyFor, tagSym = Symbol.toStringTag;
+    function heldWeakly(v) {
+      return isObject(v) || (typeof v === "symbol" && ReflectApply(keyFor, Symbol, [v]) === undefined);
+    }
+    function ctor(C, name) {
+      defineProperty(C.prototype, tagSym, { value: name, writable: false, enumerable: false, configurable: true });
+      defineProperty(C, "prototype", { writable: false });
+      defineGlobal(name, C);
+    }
+    if (typeof g.WeakRef !== "function") {
+      var targets = new WeakMapC();
+      var WeakRef = function WeakRef(target) {
+        if (new.target === undefined) throw new TypeErrorCtor("Constructor WeakRef requires 'new'");
+        if (!heldWeakly(target)) throw new TypeErrorCtor("WeakRef: the target must be an object or a non-registered symbol");
+        ReflectApply(wmSet, targets, [this, target]);
+      };
+      install(WeakRef.prototype, {
+        deref() {
+          if (!isObject(this) || !ReflectApply(wmHas, targets, [this])) throw new TypeErrorCtor("WeakRef.prototype.deref called on an incompatible receiver");
+          return ReflectApply(wmGet, targets, [this]);
+        }
+      }.deref);
+      ctor(WeakRef, "WeakRef");
+    }
+    if (typeof g.FinalizationRegistry !== "function") {
+      var registries = new WeakMapC(); // registry → { objects: WeakMap, symbols: Map } of token → cells
+      var FinalizationRegistry = function FinalizationRegistry(cleanupCallback) {
+        if (new.target === undefined) throw new TypeErrorCtor("Constructor FinalizationRegistry requires 'new'");
+        if (!isCallable(cleanupCallback)) throw new TypeErrorCtor("FinalizationRegistry: the cleanup callback must be a function");
+        ReflectApply(wmSet, registries, [this, { objects: new WeakMapC(), symbols: new MapC() }]);
+      };
+      var cellsOf = function (self, name) {
+        var r = isObject(self) ? ReflectApply(wmGet, registries, [self]) : undefined;
+        if (r === undefined) throw new TypeErrorCtor("FinalizationRegistry.prototype." + name + " called on an incompatible receiver");
+        return r;
+      };
+      install(FinalizationRegistry.prototype, {
+        register(target, heldValue) {
+          var r = cellsOf(this, "register"), token = arguments[2];
+          if (!heldWeakly(target)) throw new TypeErrorCtor("FinalizationRegistry.prototype.register: invalid target");
+          if (target === heldValue) throw new TypeErrorCtor("FinalizationRegistry.prototype.register: the target and the held value are the same");
+          if (token !== undefined) {
+            if (!heldWeakly(token)) throw new TypeErrorCtor("FinalizationRegistry.prototype.register: invalid unregister token");
+            if (isObject(token)) ReflectApply(wmSet, r.objects, [token, (ReflectApply(wmGet, r.objects, [token]) || 0) + 1]);
+            else ReflectApply(mSet, r.symbols, [token, (ReflectApply(mGet, r.symbols, [token]) || 0) + 1]);
+          }
+          return undefined;
+        }
+      }.register);
+      install(FinalizationRegistry.prototype, {
+        unregister(unregisterToken) {
+          var r = cellsOf(this, "unregister");
+          if (!heldWeakly(unregisterToken)) throw new TypeErrorCtor("FinalizationRegistry.prototype.unregister: invalid unregister token");
+          if (isObject(unregisterToken)) {
+            var n = ReflectApply(wmGet, r.objects, [unregisterToken]);
+            ReflectApply(wmSet, r.objects, [unregisterToken, 0]);
+            return n > 0;
+          }
+          var m = ReflectApply(mGet, r.symbols, [unregisterToken]);
+          ReflectApply(mDelete, r.symbols, [unregisterToken]);
+          return m > 0;
+        }
+      }.unregister);
+      ctor(FinalizationRegistry, "FinalizationRegistry");
+    }
   }
 
   // Iterator helpers (ES2025): the Iterator global, Iterator.from, and the
