@@ -54,7 +54,7 @@ func (r *recorder) pendingAt(t time.Time) []span {
 
 // The messages of limits the engines enforce, one wording for every engine.
 const (
-	msgNeverSettles   = "the program's promise can never settle: it awaits something that nothing will resolve (no tool call is in flight, and timers are not available)"
+	msgNeverSettles   = "the program's promise can never settle: it awaits something that nothing will resolve (no tool call is in flight and no timer is pending)"
 	msgStackOverflow  = "the program recursed too deep: the engine's call stack overflowed (make the recursion a loop, or recurse less deeply)"
 	prefixNeverSettle = "the program's promise can never settle"
 )
@@ -100,7 +100,7 @@ func (r *recorder) timeout(e *errs.Error, server Limits, deadline time.Time) *er
 	names := make([]string, 0, len(pending))
 	switch len(pending) {
 	case 0:
-		where = "it was running its own code, not waiting for any tool (a loop that does not end, or more work than one program can do in time)"
+		where = "it was running its own code or waiting for its timers, not for any tool (a loop that does not end, a timer due after the deadline, or more work than one program can do in time)"
 	case 1:
 		p := pending[0]
 		where = fmt.Sprintf("it was waiting for tools[%q] (nested call %d, started %s into the program)", p.name, p.n, human.Duration(p.start.Sub(r.start)))

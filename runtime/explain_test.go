@@ -22,7 +22,7 @@ func TestExplainWordsEngineFailuresAlike(t *testing.T) {
 			"the program exceeded its memory budget of 64 MiB: hold less at once (process results as they arrive, keep summaries rather than whole responses)"},
 		{"stack", errs.CodeStackOverflow, []string{"Maximum call stack size exceeded: the program recursed deeper than 1000 calls", "the program recursed too deep (the engine's call stack overflowed); the environment was discarded"},
 			msgStackOverflow},
-		{"never settles", errs.CodeRuntimeError, []string{"the program's promise can never settle: it awaits something no tool call will resolve (timers are not available)", "the program's promise can never settle: it is waiting, but no tool call is in flight and nothing else can resume it"},
+		{"never settles", errs.CodeRuntimeError, []string{"the program's promise can never settle: it awaits something no tool call or timer will resolve", "the program's promise can never settle: it is waiting, but no tool call is in flight and nothing else can resume it"},
 			msgNeverSettles},
 		{"timeout", errs.CodeTimeout, []string{"the program exceeded its time limit (30s)", "the program did not finish before its deadline"},
 			"the program ran out of time at its time limit of 30s; it was waiting for tools[\"slow\"] (nested call 2, started 1s into the program). Do less per program: split the work over several code_run calls, or make fewer or faster calls"},

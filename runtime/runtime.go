@@ -383,7 +383,11 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	defer clk.stop() // cancels in-flight nested calls when the program ends
 	deadline := clk.deadline
 	ctx = clk
-	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth})
+	ev := source.EvaluatorQuickJS // each engine's own parser decides its syntax
+	if rt.opts.Engine == EngineGoja {
+		ev = source.EvaluatorGoja
+	}
+	script, err := source.Prepare(req.Code, source.Options{Persistent: persistent, MaxNestingDepth: limits.MaxNestingDepth, Evaluator: ev})
 	if err != nil {
 		out.Err = errs.AsError(err)
 		return out
@@ -399,6 +403,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Name:        "program.js",
 		LineOffset:  script.LineOffset,
 		SourceLines: strings.Count(req.Code, "\n") + 1,
+		EndColumn:   len(req.Code) - strings.LastIndexByte(req.Code, '\n'),
 		Tools:       req.Tools,
 		Call:        rec.call,
 		Log:         rec.log,

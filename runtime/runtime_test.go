@@ -241,7 +241,7 @@ func TestLimitFailuresReadTheSameOnEveryEngine(t *testing.T) {
 		want     string // the whole message
 	}{
 		{name: "busy loop", code: "for (;;) {}", limits: runtime.Limits{Timeout: 200 * time.Millisecond}, wantCode: errs.CodeTimeout,
-			want: "the program ran out of time at its time limit of 200ms (set by timeoutMs; the server allows up to 5s); it was running its own code, not waiting for any tool (a loop that does not end, or more work than one program can do in time). Do less per program: split the work over several code_run calls, or make fewer or faster calls"},
+			want: "the program ran out of time at its time limit of 200ms (set by timeoutMs; the server allows up to 5s); it was running its own code or waiting for its timers, not for any tool (a loop that does not end, a timer due after the deadline, or more work than one program can do in time). Do less per program: split the work over several code_run calls, or make fewer or faster calls"},
 		{name: "a pending call", code: "await tools.slow({})", limits: runtime.Limits{Timeout: 200 * time.Millisecond}, wantCode: errs.CodeTimeout,
 			want: `the program ran out of time at its time limit of 200ms (set by timeoutMs; the server allows up to 5s); it was waiting for tools["slow"] (nested call 1, started 0s into the program). Do less per program: split the work over several code_run calls, or make fewer or faster calls`},
 		{name: "stack overflow", code: "function f() { return f() }\nf()", wantCode: errs.CodeStackOverflow,
@@ -249,7 +249,7 @@ func TestLimitFailuresReadTheSameOnEveryEngine(t *testing.T) {
 		{name: "memory", code: "const a = []; for (;;) a.push(\"x\".repeat(1 << 20) + a.length)", wantCode: errs.CodeMemoryLimit,
 			want: "the program exceeded its memory budget of 64 MiB: hold less at once (process results as they arrive, keep summaries rather than whole responses)"},
 		{name: "never settles", code: "await new Promise(() => {})", wantCode: errs.CodeRuntimeError,
-			want: "the program's promise can never settle: it awaits something that nothing will resolve (no tool call is in flight, and timers are not available)"},
+			want: "the program's promise can never settle: it awaits something that nothing will resolve (no tool call is in flight and no timer is pending)"},
 	}
 	for _, tt := range tests {
 		for name, rt := range rts {

@@ -103,6 +103,9 @@ type Job struct {
 	// frames past it (the wrapper's) are dropped from stacks. Zero keeps
 	// every frame.
 	SourceLines int
+	// EndColumn is the column just past the user's last character, where
+	// a syntax error in the wrapper after the source is reported.
+	EndColumn int
 	// Tools are the names bound as async functions on the global `tools`.
 	Tools []string
 	// Call performs a nested tool call, from a goroutine of its own or, for
@@ -121,6 +124,9 @@ type Job struct {
 	// MaxConcurrentCalls bounds the nested calls in flight at once; more
 	// wait in order. If zero, DefaultMaxConcurrentCalls.
 	MaxConcurrentCalls int
+	// MaxTimers bounds the timers pending at once (setTimeout,
+	// setInterval); past it setTimeout throws. If zero, DefaultMaxTimers.
+	MaxTimers int
 }
 
 // Result is the outcome of a Run.

@@ -33,6 +33,19 @@ func (r *Run) thrown(t *Thrown, compile bool) *errs.Error {
 	if t.Line > 0 {
 		line, col = max(t.Line-r.job.LineOffset, 1), t.Column
 	}
+	if compile && t.Name == "SyntaxError" && r.job.SourceLines > 0 && (line == 0 || line > r.job.SourceLines) {
+		// The engine's parser stopped in the wrapper after the user's
+		// text (`return 1+`): the program ended too early.
+		if line == 0 {
+			line = r.pastEnd(t.Stack)
+		}
+		if line > r.job.SourceLines {
+			line, col = r.job.SourceLines, r.job.EndColumn
+			if strings.Contains(t.Message, "}") {
+				t = &Thrown{Name: t.Name, IsError: true, Message: "unexpected end of input"}
+			}
+		}
+	}
 	var msg string
 	switch {
 	case t.IsError && t.Name != "":
@@ -64,6 +77,18 @@ func (r *Run) thrown(t *Thrown, compile bool) *errs.Error {
 		info = nil
 	}
 	return &errs.Error{Code: code, Message: msg, Info: info}
+}
+
+// pastEnd returns the first script position in a stack, in user lines
+// (which may be past the user's source), or 0.
+func (r *Run) pastEnd(stack string) int {
+	re := positionRE(r.scriptName(), false)
+	m := re.FindStringSubmatch(stack)
+	if m == nil {
+		return 0
+	}
+	l, _ := strconv.Atoi(m[3])
+	return max(l-r.job.LineOffset, 1)
 }
 
 // fault classifies a VM that stopped.

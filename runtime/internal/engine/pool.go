@@ -276,6 +276,9 @@ func (b *Base) Close() error {
 // Driver returns the driver (tests).
 func (b *Base) Driver() Driver { return b.drv }
 
+// Name is the engine's name (Capabilities.Name).
+func (b *Base) Name() string { return b.caps.Name }
+
 // Warm reports how many VMs wait in the pool, ready for NewEnv (the
 // runtime's readiness and metrics read it).
 func (b *Base) Warm() int {

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +20,8 @@ import (
 //	makeTools(traps)             the global `tools`, with the semantics of traps
 //	                             (new Proxy({}, traps), or a native equivalent)
 //	reserve(what, bytes, buffer) why an allocation breaks the budget, or ""
+//	hostTimer(id, ms, fire, rearm), hostClearTimer(id)
+//	                             the run's timers (see timers.js)
 //	glueEntries                  the glue's own entry points (an array)
 //
 // and the engine's own size checks (join, Array.from, …). The result is
@@ -36,7 +39,7 @@ import (
 var preludeFS embed.FS
 
 // preludeModules are the shared modules, in order; end.js follows the glue.
-var preludeModules = []string{"common.js", "console.js", "globals.js", "tools.js", "sizes.js"}
+var preludeModules = []string{"common.js", "console.js", "globals.js", "timers.js", "tools.js", "sizes.js", "es.js"}
 
 // PreludeName is the script name of the prelude: stack frames that name it
 // are the sandbox's own and are dropped from a program's stacks.
@@ -56,6 +59,9 @@ const (
 	// EntryBindingError is bindingError(code, message, info): the Error a
 	// binding rejects with.
 	EntryBindingError
+	// EntryPolyfill is polyfill(names): install the es.js features named
+	// (comma-separated; see [Polyfills]) that the engine lacks.
+	EntryPolyfill
 	// EntryGlue is the index of the glue's first entry point.
 	EntryGlue
 )
@@ -90,4 +96,71 @@ func ParseThrown(s string) (*Thrown, error) {
 		return nil, fmt.Errorf("reading an exception: %w", err)
 	}
 	return &t, nil
+}
+
+// polyfillWords are the features of es.js, each with the word whose
+// presence in a script installs it (a program that reaches one by a
+// computed name only, Object["group" + "By"], does not get it).
+var polyfillWords = [...]struct{ word, feature string }{
+	{"groupBy", "groupBy"},
+	{"withResolvers", "withResolvers"},
+	{".try", "promiseTry"},
+	{"WellFormed", "wellFormed"},
+	{"asyncIterator", "asyncIterator"},
+	{"fromAsync", "fromAsync"},
+	{".escape", "regExpEscape"},
+	{"sumPrecise", "sumPrecise"},
+	{"WeakRef", "weakRef"},
+	{"FinalizationRegistry", "weakRef"},
+	{"Base64", "base64"},
+	{"Hex(", "base64"},
+	// Iterator helpers are methods of every iterator: a program that
+	// names Iterator, makes an iterator (generators, .values(), .keys(),
+	// .entries(), matchAll, [Symbol.iterator]()) gets them.
+	{"Iterator", "iterator"},
+	{"function*", "iterator"},
+	{"function *", "iterator"},
+	{"*[", "iterator"},
+	{"values()", "iterator"},
+	{"keys()", "iterator"},
+	{"entries()", "iterator"},
+	{"matchAll", "iterator"},
+	{"iterator]()", "iterator"},
+}
+
+// PolyfillNeeds is the argument of the prelude's polyfill that returns
+// the es.js features an engine lacks or gets wrong (comma-separated).
+const PolyfillNeeds = "?"
+
+// PolyfillSkip returns the bit set (as Polyfills takes it) of the words
+// whose feature is not among needed, what polyfill(PolyfillNeeds)
+// returned: an engine asks once, and then never installs, nor pays to
+// look for, the features it has.
+func PolyfillSkip(needed string) uint32 {
+	var skip uint32
+	have := strings.Split(needed, ",")
+	for i, p := range polyfillWords {
+		if !slices.Contains(have, p.feature) {
+			skip |= 1 << i
+		}
+	}
+	return skip
+}
+
+// Polyfills returns the es.js features a script names that are not in
+// installed (a bit set, bit i for polyfillWords[i]; PolyfillSkip's bits
+// too), comma-separated for the prelude's polyfill, and the set with them
+// added. An engine calls polyfill with them before it evaluates the
+// script: nothing is built until a program names it.
+func Polyfills(script string, installed uint32) (string, uint32) {
+	var names []string
+	for i, p := range polyfillWords {
+		if installed&(1<<i) == 0 && strings.Contains(script, p.word) {
+			installed |= 1 << i
+			if !slices.Contains(names, p.feature) {
+				names = append(names, p.feature)
+			}
+		}
+	}
+	return strings.Join(names, ","), installed
 }

@@ -72,6 +72,8 @@ type Run struct {
 	inflight    int
 	ready       []*call // completed on the VM goroutine
 	completions chan *call
+	timers      []timer     // pending timers, by due time then id
+	clock       *time.Timer // wakes the loop for the first timer
 	done        bool
 	outcome     string
 	doneErr     error
@@ -101,6 +103,68 @@ func newRun(en *env, ctx context.Context, job *Job, onWorker bool) *Run {
 		maxInFlight: maxIn, completions: make(chan *call, maxIn),
 		killCh: make(chan struct{}), abandonCh: make(chan struct{}),
 	}
+}
+
+// timer is one pending timer of the run (see [Run.Timer]).
+type timer struct {
+	id  int
+	due time.Time
+}
+
+// DefaultMaxTimers is the default of Job.MaxTimers.
+const DefaultMaxTimers = 1024
+
+// Timer starts a timer of ms milliseconds and returns its id, by which
+// Settle later resolves it (with undefined) when it is due; the glue
+// calls the program's callback there. It returns -1 when the run already
+// has Job.MaxTimers pending. Timers belong to the run: those still
+// pending when the program ends are dropped, and a timer due after the
+// deadline never fires (the run ends with TIMEOUT first).
+func (r *Run) Timer(ms float64) int {
+	maxT := r.job.MaxTimers
+	if maxT <= 0 {
+		maxT = DefaultMaxTimers
+	}
+	if len(r.timers) >= maxT {
+		return -1
+	}
+	if !(ms >= 0) { // NaN too
+		ms = 0
+	}
+	d := time.Duration(min(ms, 1<<40) * float64(time.Millisecond))
+	r.nextID++
+	t := timer{id: r.nextID, due: time.Now().Add(d)}
+	i := len(r.timers)
+	for i > 0 && r.timers[i-1].due.After(t.due) {
+		i--
+	}
+	r.timers = append(r.timers, timer{})
+	copy(r.timers[i+1:], r.timers[i:])
+	r.timers[i] = t
+	return t.id
+}
+
+// ClearTimer drops a pending timer; an id that is not one is ignored.
+func (r *Run) ClearTimer(id int) {
+	for i, t := range r.timers {
+		if t.id == id {
+			r.timers = append(r.timers[:i], r.timers[i+1:]...)
+			return
+		}
+	}
+}
+
+// dueTimers appends the first timer due by now, if any. One at a time:
+// the promise jobs a callback queues run before the next callback (as in
+// Node), and a callback that ends the program leaves the other due
+// timers unfired.
+func (r *Run) dueTimers(batch []Settlement) []Settlement {
+	if len(r.timers) == 0 || r.timers[0].due.After(time.Now()) {
+		return batch
+	}
+	batch = append(batch, Settlement{ID: r.timers[0].id, Name: "setTimeout"})
+	r.timers = append(r.timers[:0], r.timers[1:]...)
+	return batch
 }
 
 // Job is the job being run.
@@ -297,10 +361,10 @@ func (r *Run) loop() Result {
 		if err := r.killedErr(); err != nil {
 			return Result{Err: err}
 		}
-		batch = r.collect(batch[:0])
+		batch = r.dueTimers(r.collect(batch[:0]))
 		if len(batch) == 0 {
 			switch {
-			case r.held != nil && r.inflight == 0:
+			case r.held != nil && r.inflight == 0 && len(r.timers) == 0:
 				// The program waits for this call alone: make it here. A
 				// kill cancels the call's context, which ends it; a tool
 				// that ignores that is abandoned at the hard stop.
@@ -313,16 +377,40 @@ func (r *Run) loop() Result {
 					return Result{Err: err}
 				}
 				batch = append(batch, settlement(c))
-			case r.inflight == 0:
-				return Result{Err: errs.Errorf(errs.CodeRuntimeError, "the program's promise can never settle: it awaits something no tool call will resolve (timers are not available)")}
+			case r.inflight == 0 && r.held == nil && len(r.timers) == 0:
+				return Result{Err: errs.Errorf(errs.CodeRuntimeError, "the program's promise can never settle: it awaits something no tool call or timer will resolve")}
 			default:
+				// Wait for a call, the first timer or the end of the run
+				// (a timer due after the deadline waits for the kill).
+				if r.held != nil {
+					r.startHeld() // timers are pending: do not block on the call
+					r.dispatch()
+				}
+				var due <-chan time.Time
+				if len(r.timers) > 0 {
+					d := time.Until(r.timers[0].due)
+					if r.clock == nil {
+						r.clock = time.NewTimer(d)
+					} else {
+						r.clock.Reset(d)
+					}
+					due = r.clock.C
+				}
 				select {
 				case c := <-r.completions:
 					r.inflight--
 					batch = append(batch, settlement(c))
 					batch = r.collect(batch)
+				case <-due:
 				case <-r.killCh:
 					return Result{Err: r.killedErr()}
+				}
+				if r.clock != nil {
+					r.clock.Stop()
+				}
+				batch = r.dueTimers(batch)
+				if len(batch) == 0 {
+					continue
 				}
 			}
 		}
@@ -456,6 +544,10 @@ func (r *Run) run() (res Result) {
 		return res
 	}
 	res = r.loop()
+	r.timers = nil // a timer never outlives its run
+	if r.clock != nil {
+		r.clock.Stop()
+	}
 	left = r.finish()
 	usable = true
 	return res

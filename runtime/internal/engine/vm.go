@@ -45,8 +45,10 @@ type VM interface {
 	// an engine that runs them after every entry into JavaScript).
 	RunJobs() error
 	// Settle resolves or rejects the promises of finished nested calls,
-	// each by the id [Run.Call] gave it, in order. A value that is not
-	// valid JSON rejects with [InvalidResult].
+	// each by the id [Run.Call] gave it, in order, and fires due timers:
+	// a settlement (with no value) of an id [Run.Timer] gave calls the
+	// callback the glue registered for it. A value that is not valid JSON
+	// rejects with [InvalidResult].
 	Settle(batch []Settlement) error
 	// Interrupt makes JavaScript running now, or started later, stop with
 	// a Fault of kind FaultInterrupted, until End. Any goroutine.

@@ -270,7 +270,7 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 	}
 	o := &Outcome{Tools: ft}
 	persistent := opts.Persistent || opts.Env != nil
-	s, err := source.Prepare(code, source.Options{Persistent: persistent})
+	s, err := source.Prepare(code, source.Options{Persistent: persistent, Evaluator: Evaluator(eng)})
 	if err != nil {
 		o.Err = errs.AsError(err)
 		return o
@@ -290,6 +290,7 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 		Name:        ScriptName,
 		LineOffset:  s.LineOffset,
 		SourceLines: strings.Count(code, "\n") + 1,
+		EndColumn:   len(code) - strings.LastIndexByte(code, '\n'),
 		Tools:       ft.Names(),
 		Call:        ft.Call,
 		Log: func(level, text string) {
@@ -475,4 +476,13 @@ func recv[T any](ch <-chan T, d time.Duration) (T, error) {
 		var zero T
 		return zero, errTimeout
 	}
+}
+
+// Evaluator is the parser that decides an engine's syntax, as the runtime
+// chooses it: QuickJS's for wazero, goja's otherwise.
+func Evaluator(eng engine.Engine) source.Evaluator {
+	if n, ok := eng.(interface{ Name() string }); ok && n.Name() == "wazero" {
+		return source.EvaluatorQuickJS
+	}
+	return source.EvaluatorGoja
 }

@@ -124,6 +124,8 @@ func New(opts Options) (engine.Engine, error) {
 // programs and the memory guard.
 type driver struct {
 	opts     Options
+	polyOnce sync.Once // polySkip: the es.js features goja has (engine.PolyfillSkip)
+	polySkip uint32
 	programs *lru.Cache[[sha256.Size]byte, *goja.Program]
 	guard    *guard
 	stop     chan struct{}

@@ -10,6 +10,7 @@
 // iterating natively (an array iterator over a sparse array, say) cannot
 // be interrupted.
 var hostLog = native[0], reserve = native[1], joinN = native[2], hostCall = native[3], hostTools = native[4];
+var hostTimer = native[6], hostClearTimer = native[7]; // timers.js
 // A native object that calls the traps, and keeps what get returned for
 // the rest of the run: a Proxy's get trap was the largest cost of a
 // nested call on goja.

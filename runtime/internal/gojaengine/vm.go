@@ -64,17 +64,19 @@ type vm struct {
 	cfg engine.VMConfig
 
 	// The run in progress, between Begin and End.
-	run      *engine.Run
-	w        *watched          // the memory guard's record of it
-	pending  []resolvers       // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
-	promise  *goja.Promise     // the program's, until its outcome is reported
-	names    goja.Value        // the run's tool names as a JS array, made on demand
-	tools    *toolsObject      // the global tools
-	bufBytes float64           // bytes of buffers the run allocated (see reserve)
-	abrupt   bool              // an uncatchable error unwound the VM: it cannot run again
-	retained int64             // persistent: the heap its runs left it holding (guard.growth), never less
-	window   window            // persistent: runs since retained was last measured
-	frames   []goja.StackFrame // scratch for callLine
+	run        *engine.Run
+	w          *watched          // the memory guard's record of it
+	pending    []resolvers       // nested calls' promises, by call id - 1 (Run.Call numbers them 1, 2, …)
+	promise    *goja.Promise     // the program's, until its outcome is reported
+	names      goja.Value        // the run's tool names as a JS array, made on demand
+	tools      *toolsObject      // the global tools
+	bufBytes   float64           // bytes of buffers the run allocated (see reserve)
+	timers     map[int64]int     // the run's timers: the program's id → the call id
+	polyfilled uint32            // the es.js features installed (engine.Polyfills)
+	abrupt     bool              // an uncatchable error unwound the VM: it cannot run again
+	retained   int64             // persistent: the heap its runs left it holding (guard.growth), never less
+	window     window            // persistent: runs since retained was last measured
+	frames     []goja.StackFrame // scratch for callLine
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -131,6 +133,17 @@ func (d *driver) newVM() (*vm, error) {
 		func(c goja.FunctionCall) goja.Value { // makeTools(traps)
 			return v.makeTools(c.Argument(0).ToObject(rt))
 		},
+		v.timer, // timer(id, ms, fire, rearm)
+		func(c goja.FunctionCall) goja.Value { // clearTimer(id)
+			if r := v.run; r != nil {
+				id := c.Argument(0).ToInteger()
+				if h, ok := v.timers[id]; ok {
+					delete(v.timers, id)
+					r.ClearTimer(h)
+				}
+			}
+			return goja.Undefined()
+		},
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -169,6 +182,41 @@ func (v *vm) call(c goja.FunctionCall) goja.Value {
 	return v.rt.ToValue(p)
 }
 
+// timer is the native behind timers.js's hostTimer: a timer of the run
+// whose settlement calls fire.
+func (v *vm) timer(c goja.FunctionCall) goja.Value {
+	r := v.run
+	if r == nil {
+		return goja.Undefined()
+	}
+	id := c.Argument(0).ToInteger()
+	if c.Argument(3).ToBoolean() {
+		if _, ok := v.timers[id]; !ok {
+			return v.rt.ToValue(0) // cleared meanwhile
+		}
+	}
+	fire, ok := goja.AssertFunction(c.Argument(2))
+	if !ok {
+		panic(v.rt.NewTypeError("timer: fire is not a function"))
+	}
+	h := r.Timer(c.Argument(1).ToFloat())
+	if h < 0 {
+		return v.rt.ToValue(-1)
+	}
+	if h != len(v.pending)+1 {
+		panic(fmt.Sprintf("goja engine: call id %d out of order (%d pending)", h, len(v.pending)))
+	}
+	v.pending = append(v.pending, resolvers{resolve: func(any) error {
+		_, err := fire(goja.Undefined())
+		return err
+	}})
+	if v.timers == nil {
+		v.timers = map[int64]int{}
+	}
+	v.timers[id] = h
+	return v.rt.ToValue(h)
+}
+
 // Configure implements engine.VM.
 func (v *vm) Configure(c engine.VMConfig) error {
 	v.cfg = c
@@ -191,11 +239,29 @@ func (v *vm) Begin(r *engine.Run) error {
 	return nil
 }
 
-// Eval implements engine.VM.
+// Eval implements engine.VM. The ECMAScript library functions goja lacks
+// (the prelude's es.js) are installed first, the first time a script
+// names them.
 func (v *vm) Eval(script, name string) error {
 	prg, err := v.d.compile(name, script)
 	if err != nil {
 		return err
+	}
+	v.d.polyOnce.Do(func() {
+		// Once per engine, in a realm no program has run in yet.
+		needs, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(engine.PolyfillNeeds))
+		if err == nil {
+			v.d.polySkip = engine.PolyfillSkip(needs.String())
+		}
+	})
+	if names, set := engine.Polyfills(script, v.polyfilled|v.d.polySkip); names != "" {
+		v.polyfilled = set
+		v.w.enterJS()
+		_, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(names))
+		v.w.leaveJS()
+		if err != nil {
+			return v.vmError(err)
+		}
 	}
 	v.w.enterJS()
 	val, err := v.rt.RunProgram(prg)
@@ -321,6 +387,7 @@ func (v *vm) End(stopped bool) bool {
 	v.run, v.w, v.promise, v.names = nil, nil, nil, nil
 	clear(v.pending)
 	v.pending = v.pending[:0]
+	clear(v.timers)
 	full := v.cfg.Persistent && v.retained >= v.cfg.MemoryLimit
 	return !v.abrupt && !memKilled && !full
 }

@@ -19,6 +19,24 @@
 // to the user's source; goja applies it natively, and [Script.Position] does
 // the same for engines that do not.
 //
+// # Syntax
+//
+// The engine that runs a program decides what is valid syntax
+// (docs/contract.md#sandbox); [Options.Evaluator] says which. A program
+// that goja's parser accepts is wrapped as it is, for either engine, and
+// the engine's own compiler has the last word (QuickJS reports its early
+// errors itself). A program goja's parser rejects goes through esbuild
+// (within the limits below), which strips TypeScript types and lowers the
+// syntax goja lacks (`for await`, async generators); goja's parser must
+// then accept the result, which proves it is exactly one function body
+// (text can be a valid file for esbuild and still escape the wrapper) of
+// bounded nesting. goja runs that lowered script; QuickJS (per call) runs
+// the same parse printed without lowering, so its own parser reads `for
+// await` and the rest. Syntax errors are reported at the user's line and
+// column: goja's parser's, esbuild's (mapped back from its wrapper), or
+// the engine's. A persistent program always runs the lowered script,
+// because the rewrite below reads its tree.
+//
 // # Limits
 //
 // Parsing is where a hostile program can hurt the process: goja's parser,
@@ -76,6 +94,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/dop251/goja/ast"
@@ -146,6 +165,7 @@ type cacheKey struct {
 	sum        [sha256.Size]byte
 	persistent bool
 	depth      int
+	evaluator  Evaluator
 }
 
 var cache, _ = lru.New[cacheKey, *Script](cacheSize)
@@ -157,6 +177,31 @@ type Options struct {
 	// MaxNestingDepth bounds the program's nesting (see the package doc).
 	// If zero, DefaultMaxNestingDepth.
 	MaxNestingDepth int
+	// Evaluator is the engine whose parser decides what is valid syntax
+	// (see the package doc, "Syntax").
+	Evaluator Evaluator
+}
+
+// Evaluator names the parser that will compile a prepared script.
+type Evaluator int
+
+const (
+	// EvaluatorGoja (the zero value): the script must parse with goja's
+	// parser; syntax it lacks (for await, async generators) is lowered by
+	// esbuild for programs within the esbuild limits.
+	EvaluatorGoja Evaluator = iota
+	// EvaluatorQuickJS: QuickJS decides. A per-call program that goja's
+	// parser rejects reaches QuickJS as written (types stripped when
+	// esbuild can), and QuickJS reports its syntax errors.
+	EvaluatorQuickJS
+)
+
+// gojaLowered is the syntax esbuild lowers for goja: what goja's parser
+// lacks and esbuild can rewrite. Regular-expression flags goja refuses
+// (d, v) cannot be lowered; they stay literals and fail as syntax errors.
+var gojaLowered = map[string]bool{
+	"for-await":       false,
+	"async-generator": false,
 }
 
 // DefaultMaxNestingDepth is the nesting bound when Options leaves it zero.
@@ -188,11 +233,11 @@ func Prepare(code string, opts Options) (*Script, error) {
 	if opts.MaxNestingDepth <= 0 {
 		opts.MaxNestingDepth = DefaultMaxNestingDepth
 	}
-	key := cacheKey{sha256.Sum256([]byte(code)), opts.Persistent, opts.MaxNestingDepth}
+	key := cacheKey{sha256.Sum256([]byte(code)), opts.Persistent, opts.MaxNestingDepth, opts.Evaluator}
 	if s, ok := cache.Get(key); ok {
 		return s, nil
 	}
-	s, err := prepare(code, opts.Persistent, parseOptions(opts.MaxNestingDepth))
+	s, err := prepare(code, opts.Persistent, opts.Evaluator, parseOptions(opts.MaxNestingDepth))
 	if err != nil {
 		return nil, err
 	}
@@ -200,8 +245,14 @@ func Prepare(code string, opts Options) (*Script, error) {
 	return s, nil
 }
 
-func prepare(code string, persistent bool, popts []jsparse.Option) (*Script, error) {
+func prepare(code string, persistent bool, ev Evaluator, popts []jsparse.Option) (*Script, error) {
 	fl, jsErr := parseBody(code, popts)
+	if jsErr == nil && ev == EvaluatorGoja && asyncGenerator.MatchString(code) && esbuildMay(code) {
+		// goja's parser reads async generators, but its compiler refuses
+		// them: lower them (text in a string or comment that looks like
+		// one only costs a needless lowering).
+		return prepareTS(code, persistent, false, &bodyError{msg: "async generators", line: 1, column: 1}, popts)
+	}
 	if jsErr == nil {
 		if !persistent {
 			return &Script{JS: perCallPrefix + code + perCallSuffix, LineOffset: 1}, nil
@@ -218,12 +269,23 @@ func prepare(code string, persistent bool, popts []jsparse.Option) (*Script, err
 	if importCall(code, jsErr) {
 		return nil, syntaxError("import() is not available in code_run programs: modules cannot be loaded; every capability is a tool, call it with await tools[\"name\"](args)", jsErr.line, jsErr.column)
 	}
-	if len(code) > MaxTypeScriptBytes || strings.Count(code, "=>") > MaxTypeScriptArrows {
-		// Not JavaScript, and too big to hand to esbuild safely.
-		return nil, syntaxError(jsErr.msg+fmt.Sprintf(" (TypeScript types are stripped only from programs of at most %d bytes and %d arrow functions: write JavaScript)", MaxTypeScriptBytes, MaxTypeScriptArrows), jsErr.line, jsErr.column)
+	native := ev == EvaluatorQuickJS && !persistent
+	if !esbuildMay(code) {
+		// Not goja's JavaScript, and too big to hand to esbuild safely.
+		return nil, syntaxError(jsErr.msg+fmt.Sprintf(" (TypeScript types are stripped, and syntax newer than this engine's lowered, only in programs of at most %d bytes and %d arrow functions)", MaxTypeScriptBytes, MaxTypeScriptArrows), jsErr.line, jsErr.column)
 	}
-	return prepareTS(code, persistent, jsErr, popts)
+	return prepareTS(code, persistent, native, jsErr, popts)
 }
+
+// esbuildMay reports whether code is within the limits on what reaches
+// esbuild (see the package doc).
+func esbuildMay(code string) bool {
+	return len(code) <= MaxTypeScriptBytes && strings.Count(code, "=>") <= MaxTypeScriptArrows
+}
+
+// asyncGenerator matches the text of an async generator function or
+// method (`async function*`, `async *m()`).
+var asyncGenerator = regexp.MustCompile(`\basync\s*(?:function\s*)?\*`)
 
 // bodyError is a syntax error at a position in the user's source.
 type bodyError struct {
@@ -299,6 +361,10 @@ func userPos(msg string, p file.Position, code string) *bodyError {
 	if line > lines {
 		line = lines
 		col = len(code) - strings.LastIndexByte(code, '\n')
+		if strings.Contains(msg, "}") {
+			// The wrapper's closing brace, which the user never wrote.
+			msg = "Unexpected end of input"
+		}
 	}
 	return &bodyError{msg: msg, line: line, column: col}
 }
@@ -333,37 +399,15 @@ func importCall(code string, e *bodyError) bool {
 // JavaScript syntax, so it names the real problem in either (goja's parser
 // would call a type annotation an "unexpected token"). jsErr is the fallback
 // when esbuild gives no position.
-func prepareTS(code string, persistent bool, jsErr *bodyError, popts []jsparse.Option) (*Script, error) {
-	res := api.Transform(tsPrefix+code+tsSuffix, api.TransformOptions{
-		Loader:        api.LoaderTS,
-		Target:        api.ESNext,
-		Sourcemap:     api.SourceMapExternal,
-		Sourcefile:    SourceName,
-		LegalComments: api.LegalCommentsNone,
-		LogLevel:      api.LogLevelSilent,
-	})
-	if len(res.Errors) > 0 {
-		m := res.Errors[0]
-		if m.Location == nil {
-			return nil, syntaxError(jsErr.msg, jsErr.line, jsErr.column)
-		}
-		e := userPos(m.Text, file.Position{Line: m.Location.Line, Column: m.Location.Column + 1}, code)
-		return nil, syntaxError(e.msg, e.line, e.column)
-	}
-	out := string(res.Code)
-	// esbuild may emit helpers before the wrapper (decorators); they stay
-	// in front, so generated lines still match the source map line for line.
-	start := strings.Index(out, tsPrefix)
-	end := strings.LastIndex(out, "}")
-	if start < 0 || end < start+len(tsPrefix) {
-		return nil, &errs.Error{Code: errs.CodeInternal, Message: "source: unexpected esbuild output shape"}
-	}
-	helpers, body := out[:start], strings.TrimSuffix(out[start+len(tsPrefix):end], "\n")
-	sm, err := sourcemap.Parse("", res.Map)
+func prepareTS(code string, persistent, native bool, jsErr *bodyError, popts []jsparse.Option) (*Script, error) {
+	// The first transform lowers what goja's parser lacks, so that goja's
+	// parser can check the result: it must be exactly one function body
+	// (text such as "}\n+f() + async function() {" is a valid file for
+	// esbuild, but escapes the wrapper), with its nesting bounded.
+	helpers, body, rawMap, s, err := transform(code, gojaLowered, jsErr)
 	if err != nil {
-		return nil, &errs.Error{Code: errs.CodeInternal, Message: "source: esbuild source map: " + err.Error(), Err: err}
+		return nil, err
 	}
-	s := &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}
 	fl, perr := parseBody(body, popts)
 	if perr != nil {
 		if perr.deep != nil {
@@ -379,6 +423,15 @@ func prepareTS(code string, persistent bool, jsErr *bodyError, popts []jsparse.O
 		}
 		return nil, syntaxError(perr.msg, l, c)
 	}
+	if native && (strings.Contains(code, "await") || asyncGenerator.MatchString(code)) {
+		// QuickJS parses the program's own syntax: the same parse printed
+		// without lowering (its structure is the one just checked). Without
+		// `await` or an async generator nothing was lowered: the first
+		// output is that already.
+		if h, b, m, ns, err := transform(code, nil, jsErr); err == nil {
+			helpers, body, rawMap, s = h, b, m, ns
+		}
+	}
 	var js string
 	if persistent {
 		js, s.Declared, err = rewrite(body, fl, popts)
@@ -388,8 +441,46 @@ func prepareTS(code string, persistent bool, jsErr *bodyError, popts []jsparse.O
 	} else {
 		js = perCallPrefix + body + perCallSuffix
 	}
-	s.JS = helpers + js + "\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString(res.Map)
+	s.JS = helpers + js + "\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString(rawMap)
 	return s, nil
+}
+
+// transform runs esbuild on the program in its wrapper, with the syntax
+// in supported lowered, and returns the helpers esbuild put in front, the
+// body, the source map (raw) and a Script holding the parsed map.
+func transform(code string, supported map[string]bool, jsErr *bodyError) (helpers, body string, rawMap []byte, s *Script, err error) {
+	res := api.Transform(tsPrefix+code+tsSuffix, api.TransformOptions{
+		Loader:        api.LoaderTS,
+		Target:        api.ESNext,
+		Supported:     supported,
+		Sourcemap:     api.SourceMapExternal,
+		Sourcefile:    SourceName,
+		LegalComments: api.LegalCommentsNone,
+		LogLevel:      api.LogLevelSilent,
+	})
+	if len(res.Errors) > 0 {
+		m := res.Errors[0]
+		if m.Location == nil {
+			return "", "", nil, nil, syntaxError(jsErr.msg, jsErr.line, jsErr.column)
+		}
+		e := userPos(m.Text, file.Position{Line: m.Location.Line, Column: m.Location.Column + 1}, code)
+		return "", "", nil, nil, syntaxError(e.msg, e.line, e.column)
+	}
+	out := string(res.Code)
+	// esbuild may emit helpers before the wrapper (decorators, lowered
+	// async iteration); they stay in front, so generated lines still match
+	// the source map line for line.
+	start := strings.Index(out, tsPrefix)
+	end := strings.LastIndex(out, "}")
+	if start < 0 || end < start+len(tsPrefix) {
+		return "", "", nil, nil, &errs.Error{Code: errs.CodeInternal, Message: "source: unexpected esbuild output shape"}
+	}
+	helpers, body = out[:start], strings.TrimSuffix(out[start+len(tsPrefix):end], "\n")
+	sm, perr := sourcemap.Parse("", res.Map)
+	if perr != nil {
+		return "", "", nil, nil, &errs.Error{Code: errs.CodeInternal, Message: "source: esbuild source map: " + perr.Error(), Err: perr}
+	}
+	return helpers, body, res.Map, &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}, nil
 }
 
 // tokenLen is the source length of a declaration keyword.

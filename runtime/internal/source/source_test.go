@@ -168,3 +168,78 @@ func FuzzPrepare(f *testing.F) {
 		}
 	})
 }
+
+// Each engine's parser decides (see the package doc, "Syntax").
+func TestPrepareEvaluators(t *testing.T) {
+	forAwait := "const out = []\nfor await (const x of [1, 2]) out.push(x)\nreturn out"
+	tests := []struct {
+		name       string
+		code       string
+		ev         Evaluator
+		persistent bool
+		lowered    bool // esbuild rewrote it (a source map maps positions)
+		verbatim   bool // the script is the user's text, wrapped
+	}{
+		{name: "goja lowers for await", code: forAwait, ev: EvaluatorGoja, lowered: true},
+		{name: "goja lowers async generators", code: "async function* g() { yield 1 }\nreturn 1", ev: EvaluatorGoja, lowered: true},
+		{name: "quickjs gets for await as written", code: forAwait, ev: EvaluatorQuickJS, lowered: true},
+		{name: "quickjs keeps async generators", code: "async function* g() { yield 1 }\nreturn 1", ev: EvaluatorQuickJS, verbatim: true},
+		{name: "quickjs persistent lowers for the rewrite", code: forAwait, ev: EvaluatorQuickJS, persistent: true, lowered: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Prepare(tt.code, Options{Persistent: tt.persistent, Evaluator: tt.ev})
+			if err != nil {
+				t.Fatalf("Prepare: %v", err)
+			}
+			if s.TypeScript != tt.lowered {
+				t.Errorf("lowered %v, want %v:\n%s", s.TypeScript, tt.lowered, s.JS)
+			}
+			if tt.verbatim && s.JS != perCallPrefix+tt.code+perCallSuffix {
+				t.Errorf("script is not the program as written:\n%s", s.JS)
+			}
+			if tt.ev == EvaluatorGoja || tt.persistent {
+				if strings.Contains(s.JS, "for await") || strings.Contains(s.JS, "async function*") {
+					t.Errorf("goja's script still has the syntax goja lacks:\n%s", s.JS)
+				}
+			}
+		})
+	}
+	// The esbuild limits still hold: too big for esbuild is the parser's
+	// syntax error, on both.
+	var te *errs.Error
+	for _, ev := range []Evaluator{EvaluatorGoja, EvaluatorQuickJS} {
+		_, err := Prepare(strings.Repeat("// pad\n", 3000)+forAwait, Options{Evaluator: ev})
+		if !errors.As(err, &te) || te.Code != errs.CodeSyntaxError || te.Info["line"] != 3002 {
+			t.Errorf("big for-await program: got %v, want SYNTAX_ERROR at line 3002", err)
+		}
+	}
+	// Text that esbuild reads as a file but that escapes the wrapper.
+	for _, ev := range []Evaluator{EvaluatorGoja, EvaluatorQuickJS} {
+		_, err := Prepare("for await (const x of []) {}\n}\n+(globalThis.escaped = 1) + async function() {", Options{Evaluator: ev})
+		if !errors.As(err, &te) || te.Code != errs.CodeSyntaxError {
+			t.Errorf("escaping program: got %v, want SYNTAX_ERROR", err)
+		}
+	}
+	// Nesting is refused before any parser but the guarded one, on both.
+	deep := "for await (const x of []) {}\nreturn " + strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
+	for _, ev := range []Evaluator{EvaluatorGoja, EvaluatorQuickJS} {
+		_, err := Prepare(deep, Options{Evaluator: ev})
+		if !errors.As(err, &te) || te.Code != errs.CodeNestingTooDeep {
+			t.Errorf("evaluator %d: deep program after a syntax goja lacks: got %v, want NESTING_TOO_DEEP", ev, err)
+		}
+	}
+}
+
+// An error in the wrapper after the user's text is the end of the input,
+// at the end of the user's last line: never a brace the user never wrote.
+func TestPrepareEndOfInput(t *testing.T) {
+	_, err := Prepare("let a = 1\nreturn 1+", Options{})
+	var te *errs.Error
+	if !errors.As(err, &te) || te.Code != errs.CodeSyntaxError {
+		t.Fatalf("got %v", err)
+	}
+	if te.Info["line"] != 2 || te.Info["column"] != 10 || strings.Contains(te.Message, "}") {
+		t.Errorf("got %q %v, want end of input at 2:10", te.Message, te.Info)
+	}
+}

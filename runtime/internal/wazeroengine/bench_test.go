@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/enginetest"
 	"github.com/codemode/codemode/runtime/internal/gojaengine"
 )
 
@@ -156,4 +157,11 @@ func runPerCall(b *testing.B, eng engine.Engine, job *engine.Job) {
 	if res := env.Run(context.Background(), job); res.Err != nil {
 		b.Fatal(res.Err)
 	}
+}
+
+// TestIdleSize reports what an idle persistent environment holds in Go
+// heap (its wasm memory is counted by the memory cap, not here).
+func TestIdleSize(t *testing.T) {
+	eng := newTestEngine(t, Options{PoolSize: -1})
+	t.Logf("an idle persistent wazero environment holds %d KiB of Go heap", enginetest.IdleSize(t, eng, 20)>>10)
 }

@@ -166,6 +166,9 @@ type driver struct {
 	snapMu sync.Mutex
 	snap   *pristine // nil until the first vm, or when unsupported
 	noSnap bool      // snapshots are unsupported here
+
+	polyOnce sync.Once // polySkip: the es.js features QuickJS has right (engine.PolyfillSkip)
+	polySkip uint32
 }
 
 func (d *driver) NewVM() (engine.VM, error) { return d.newVM() }

@@ -19,6 +19,25 @@ function hostCall(name, json) {
   return new PromiseCtor(function (res, rej) { ReflectApply(mapSet, pending, [id, [res, rej]]); });
 }
 function hostTools() { return []; } // begin always has them
+// timers.js: "T" + ms starts a timer (its call id, -1 past the budget),
+// "X" + id drops it. timerIds maps the program's timer ids to call ids,
+// for this run only.
+var mapHas = Map.prototype.has, timerIds = new MapCtor();
+function hostTimer(id, ms, fire, rearm) {
+  if (rearm && !ReflectApply(mapHas, timerIds, [id])) return 0;
+  var h = native("T" + ms);
+  if (h === undefined || h < 0) return h;
+  ReflectApply(mapSet, pending, [h, [fire, fire]]);
+  ReflectApply(mapSet, timerIds, [id, h]);
+  return h;
+}
+function hostClearTimer(id) {
+  var h = ReflectApply(mapGet, timerIds, [id]);
+  if (h === undefined) return;
+  ReflectApply(mapDelete, timerIds, [id]);
+  ReflectApply(mapDelete, pending, [h]);
+  native("X" + h);
+}
 function makeTools(traps) { return new ProxyCtor({}, traps); }
 // The wasm memory is capped exactly; these checks only make a built-in
 // that loops in C over a huge length fail at once rather than at the cap
@@ -84,6 +103,7 @@ var glueEntries = [
   function beginJSON(config) {
     var c = parse(config);
     pending = new MapCtor();
+    timerIds = new MapCtor();
     begin(c.tools, c.limit);
   },
   // watch(value): report how the program's promise settles (a value that

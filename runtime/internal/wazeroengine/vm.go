@@ -48,6 +48,7 @@ type vm struct {
 	cfg   engine.VMConfig
 	limit int64 // the memory cap: cfg's, at least the module's initial memory
 
+	polyfilled  uint32      // the es.js features installed in ctx (engine.Polyfills)
 	run         *engine.Run // the run in progress; the host hooks report to it
 	interrupted atomic.Bool
 }
@@ -140,7 +141,7 @@ func (d *driver) reset(v *vm) error {
 			if err != nil {
 				return err
 			}
-			v.ctx, v.fns = p.ctx, p.fns
+			v.ctx, v.fns, v.polyfilled = p.ctx, p.fns, 0
 			return nil
 		}
 	}
@@ -158,6 +159,7 @@ func (v *vm) newContext() error {
 		return fmt.Errorf("wazero engine: creating a context: %w", err)
 	}
 	v.ctx = c
+	v.polyfilled = 0
 	factory, err := i.Eval(c, prelude, engine.PreludeName, quickjs.EvalGlobal)
 	if err != nil {
 		return fmt.Errorf("wazero engine: evaluating the prelude: %w", err)
@@ -238,9 +240,23 @@ func (v *vm) Begin(r *engine.Run) error {
 	return err
 }
 
-// Eval implements engine.VM: the script, then watch on its value.
+// Eval implements engine.VM: the script, then watch on its value. The
+// ECMAScript library functions QuickJS lacks or gets wrong (the prelude's
+// es.js) are installed first, the first time a script names them.
 func (v *vm) Eval(script, name string) error {
 	i := v.inst
+	v.d.polyOnce.Do(func() {
+		// Once per engine, in a realm no program has run in yet.
+		if needs, err := v.callString(engine.EntryPolyfill, engine.PolyfillNeeds); err == nil {
+			v.d.polySkip = engine.PolyfillSkip(needs)
+		}
+	})
+	if names, set := engine.Polyfills(script, v.polyfilled|v.d.polySkip); names != "" {
+		v.polyfilled = set
+		if _, err := v.callString(engine.EntryPolyfill, names); err != nil {
+			return err
+		}
+	}
 	p, err := i.Eval(v.ctx, script, name, quickjs.EvalGlobal)
 	if err != nil {
 		return v.callError(err)
@@ -552,6 +568,20 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 			return 0
 		}
 		return val
+	case 'T':
+		ms, err := strconv.ParseFloat(payload, 64)
+		if err != nil {
+			ms = 0
+		}
+		val, err := v.inst.NewFloat64(v.ctx, float64(r.Timer(ms)))
+		if err != nil {
+			return 0
+		}
+		return val
+	case 'X':
+		if id, err := strconv.Atoi(payload); err == nil {
+			r.ClearTimer(id)
+		}
 	case 'D':
 		if strings.HasPrefix(payload, "e") && v.inst.Refused() {
 			// The program failed because the memory cap was hit.

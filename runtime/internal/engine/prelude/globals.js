@@ -7,9 +7,8 @@ if (typeof g.queueMicrotask !== "function") {
   });
 }
 
-// Withheld function-valued globals: each says what to use instead. Timers
-// are withheld on purpose: a sleep only spends the caller's budget, and a
-// pending timer would defeat the "can never settle" check.
+// Withheld function-valued globals: each says what to use instead. (The
+// timers of one run are timers.js's; setImmediate is Node's alone.)
 var TOOLS = "call a tool instead: await tools[\"name\"](args) (list them with await tools.code_tools_list({}))";
 var withheld = {
   require: "require() is not available in code_run programs: modules cannot be loaded; " + TOOLS,
@@ -18,9 +17,8 @@ var withheld = {
   XMLHttpRequest: "XMLHttpRequest is not available in code_run programs: the sandbox has no network access; " + TOOLS,
   WebSocket: "WebSocket is not available in code_run programs: the sandbox has no network access; " + TOOLS
 };
-var TIMERS = " is not available in code_run programs: there are no timers; await tool calls directly, and to repeat work use a loop";
-["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"].forEach(function (n) {
-  withheld[n] = n + "()" + TIMERS;
+["setImmediate", "clearImmediate"].forEach(function (n) {
+  withheld[n] = n + "() is not available in code_run programs (it is Node's alone): use setTimeout(f, 0) or queueMicrotask(f)";
 });
 keysOf(withheld).forEach(function (name) {
   var msg = withheld[name];
