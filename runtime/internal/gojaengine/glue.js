@@ -1,7 +1,8 @@
 // glue.js (goja): the natives are Go functions, passed as
 // native = [emit(level, text), reserve(what, bytes, buffer),
 // join(arrayLike, length, separator), call(name, json) → promise,
-// tools() → the run's tool names, makeTools(traps) → the global tools], and
+// tools() → the run's tool names, makeTools(traps) → the global tools,
+// service(op, arg) → the web and Intl host functions' answer], and
 // goja's own size checks: goja has no per-runtime memory cap, and an
 // allocation the Go runtime cannot satisfy kills the whole process, so
 // every built-in that can allocate by a size the program sets is checked
@@ -10,6 +11,7 @@
 // iterating natively (an array iterator over a sparse array, say) cannot
 // be interrupted.
 var hostLog = native[0], reserve = native[1], joinN = native[2], hostCall = native[3], hostTools = native[4];
+function hostService(op, arg) { return native[6](op, arg); }
 // A native object that calls the traps, and keeps what get returned for
 // the rest of the run: a Proxy's get trap was the largest cost of a
 // nested call on goja.

@@ -129,6 +129,9 @@ func (d *driver) newVM() (*vm, error) {
 		func(c goja.FunctionCall) goja.Value { // makeTools(traps)
 			return v.makeTools(c.Argument(0).ToObject(rt))
 		},
+		func(c goja.FunctionCall) goja.Value { // service(op, arg): webapi
+			return rt.ToValue(engine.HostService(c.Argument(0).String(), c.Argument(1).String()))
+		},
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {

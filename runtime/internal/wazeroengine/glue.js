@@ -5,6 +5,8 @@
 //   "C" + JSON name + "\n" + JSON arguments  a nested call: returns its id,
 //                                            or undefined after the run
 //   "D" + outcome                            the program settled
+//   "S" + op + "\n" + arg                    a web or Intl host function:
+//                                            its answer (engine.HostService)
 //
 // Go calls in with strings (JSON), through glueEntries.
 var parse = JSON.parse;
@@ -18,6 +20,7 @@ function hostCall(name, json) {
   if (id === undefined) return undefined;
   return new PromiseCtor(function (res, rej) { ReflectApply(mapSet, pending, [id, [res, rej]]); });
 }
+function hostService(op, arg) { return native("S" + op + "\n" + arg); }
 function hostTools() { return []; } // begin always has them
 function makeTools(traps) { return new ProxyCtor({}, traps); }
 // The wasm memory is capped exactly; these checks only make a built-in

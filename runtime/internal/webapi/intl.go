@@ -1,0 +1,3 @@
+package webapi
+
+func intlCall(arg string) (string, error) { return "", typeError("Intl: not yet") }
