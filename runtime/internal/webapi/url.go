@@ -41,13 +41,17 @@ func (e *urlError) Error() string { return e.msg }
 func strp(s string) *string { return &s }
 
 // Percent-encode sets.
-func c0Set(r rune) bool       { return r < 0x20 || r > 0x7e }
-func fragmentSet(r rune) bool { return c0Set(r) || r == ' ' || r == '"' || r == '<' || r == '>' || r == '`' }
+func c0Set(r rune) bool { return r < 0x20 || r > 0x7e }
+func fragmentSet(r rune) bool {
+	return c0Set(r) || r == ' ' || r == '"' || r == '<' || r == '>' || r == '`'
+}
 func querySet(r rune) bool {
 	return c0Set(r) || r == ' ' || r == '"' || r == '#' || r == '<' || r == '>'
 }
 func specialQuerySet(r rune) bool { return querySet(r) || r == '\'' }
-func pathSet(r rune) bool         { return querySet(r) || r == '?' || r == '^' || r == '`' || r == '{' || r == '}' }
+func pathSet(r rune) bool {
+	return querySet(r) || r == '?' || r == '^' || r == '`' || r == '{' || r == '}'
+}
 func userinfoSet(r rune) bool {
 	return pathSet(r) || r == '/' || r == ':' || r == ';' || r == '=' || r == '@' || (r >= '[' && r <= ']') || r == '|'
 }

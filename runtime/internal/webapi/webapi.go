@@ -142,4 +142,3 @@ func record(u *url) string {
 	b, _ := json.Marshal(u.record())
 	return string(b)
 }
-
