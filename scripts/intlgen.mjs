@@ -199,14 +199,16 @@ for (const weekday of [undefined, "long", "short", "narrow"])
 const TIME_OPTS = [];
 for (const hour12 of [undefined, true, false])
   for (const hms of ["h", "hm", "hms", "ms", "m", "s"])
-    for (const hour of hms.includes("h") ? ["numeric", "2-digit"] : [undefined]) {
-      const o = {};
-      if (hour) o.hour = hour;
-      if (hms.includes("m")) o.minute = "2-digit";
-      if (hms.includes("s")) o.second = "2-digit";
-      if (hour12 !== undefined) { if (!hour) continue; o.hour12 = hour12; }
-      TIME_OPTS.push(o);
-    }
+    for (const hour of hms.includes("h") ? ["numeric", "2-digit"] : [undefined])
+      for (const minute of hms.includes("m") ? ["numeric", "2-digit"] : [undefined])
+        for (const second of hms.includes("s") ? ["numeric", "2-digit"] : [undefined]) {
+          const o = {};
+          if (hour) o.hour = hour;
+          if (minute) o.minute = minute;
+          if (second) o.second = second;
+          if (hour12 !== undefined) { if (!hour) continue; o.hour12 = hour12; }
+          TIME_OPTS.push(o);
+        }
 const key = (o) => Object.entries(o).map(([k, v]) => k + "=" + v).join(",");
 
 function dateData(loc) {

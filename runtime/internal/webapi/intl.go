@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	_ "embed" // intldata.json.gz
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -128,10 +129,22 @@ const DefaultLocale = "en-US"
 
 // canonicalLocales is Intl.getCanonicalLocales.
 func canonicalLocales(list []string) ([]string, error) {
-	var out []string
+	out := []string{}
 	seen := map[string]bool{}
 	for _, s := range list {
 		t, err := language.Parse(s)
+		var unknown language.ValueError
+		if errors.As(err, &unknown) {
+			// well-formed, but not a language x/text knows: canonical
+			// case by hand
+			if c, ok := caseTag(s); ok {
+				if !seen[c] {
+					seen[c] = true
+					out = append(out, c)
+				}
+				continue
+			}
+		}
 		if err != nil || s == "" || strings.ContainsAny(s, " _") {
 			return nil, rangeError("Incorrect locale information provided")
 		}
@@ -142,6 +155,36 @@ func canonicalLocales(list []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// caseTag gives a well-formed tag its canonical case: language lower,
+// script title, region upper.
+func caseTag(s string) (string, bool) {
+	parts := strings.Split(s, "-")
+	for i, p := range parts {
+		if p == "" || len(p) > 8 {
+			return "", false
+		}
+		for _, c := range p {
+			if !isASCIIAlnum(c) {
+				return "", false
+			}
+		}
+		switch {
+		case i == 0:
+			if len(p) < 2 || len(p) > 8 {
+				return "", false
+			}
+			parts[i] = strings.ToLower(p)
+		case len(p) == 4 && isASCIIAlpha(rune(p[0])):
+			parts[i] = strings.ToUpper(p[:1]) + strings.ToLower(p[1:])
+		case len(p) == 2 || (len(p) == 3 && isASCIIDigit(rune(p[0]))):
+			parts[i] = strings.ToUpper(p)
+		default:
+			parts[i] = strings.ToLower(p)
+		}
+	}
+	return strings.Join(parts, "-"), true
 }
 
 // resolvedLocale is the locale a service uses for the requested list: the
@@ -161,7 +204,10 @@ func resolveLocale(list []string) (*resolvedLocale, error) {
 		return nil, err
 	}
 	for _, c := range canon {
-		t := language.MustParse(c)
+		t, err := language.Parse(c)
+		if err != nil {
+			continue
+		}
 		ext := map[string]string{}
 		if u, ok := t.Extension('u'); ok {
 			parts := strings.Split(u.String(), "-")[1:]
@@ -199,7 +245,10 @@ func supportedLocales(list []string) ([]string, error) {
 	}
 	out := []string{}
 	for _, c := range canon {
-		t := language.MustParse(c)
+		t, err := language.Parse(c)
+		if err != nil {
+			continue
+		}
 		_, idx, conf := intlMatcher.Match(t)
 		b, _ := t.Base()
 		mb, _ := intlTags[idx].Base()

@@ -3,6 +3,7 @@ package webapi
 import (
 	"encoding/json"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -160,34 +161,30 @@ func dateResolve(locales []string, o map[string]any, extra map[string]string) (o
 			fields["hour"], fields["minute"], fields["second"] = "numeric", "numeric", "numeric"
 		}
 	}
-	// the hour cycle
+	// the hour cycle (ECMA-402 2023: hour12 picks h11/h12 or h23/h24 by
+	// the locale's default, as V8 does: en-US with hour12 false is h24)
 	_, hasHour := fields["hour"]
 	if hasHour || timeStyle != "" {
-		hc := localeHourCycle(loc)
+		def := localeHourCycle(loc)
+		hc := def
 		if hourCycle != "" {
 			hc = hourCycle
 		}
 		if hasH12 {
-			if hour12 {
+			short := def == "h11" || def == "h23"
+			switch {
+			case hour12 && short:
+				hc = "h11"
+			case hour12:
 				hc = "h12"
-				if hc12 := localeHourCycle(loc); hc12 == "h11" {
-					hc = "h11"
-				}
-			} else {
+			case short:
 				hc = "h23"
+			default:
+				hc = "h24"
 			}
 		}
 		r.add("hourCycle", hc)
 		r.add("hour12", hc == "h11" || hc == "h12")
-	}
-	if hasHour {
-		// with an hour, minutes and seconds are two digits
-		if _, ok := fields["minute"]; ok {
-			fields["minute"] = "2-digit"
-		}
-		if _, ok := fields["second"]; ok {
-			fields["second"] = "2-digit"
-		}
 	}
 	for _, k := range dateFields {
 		if v, ok := fields[k]; ok {
@@ -205,7 +202,60 @@ func dateResolve(locales []string, o map[string]any, extra map[string]string) (o
 	if timeStyle != "" {
 		r.add("timeStyle", timeStyle)
 	}
+	if dateStyle == "" && timeStyle == "" {
+		// V8 reports the widths of the pattern it chose
+		m := map[string]any{}
+		for _, kv := range r {
+			m[kv[0].(string)] = kv[1]
+		}
+		// the requested fields pick the pattern, at every format call
+		req := map[string]any{}
+		for k, v := range fields {
+			req[k] = v
+		}
+		r.add("_fields", req)
+		m["_fields"] = req
+		if f, err := newDateFormatter(m); err == nil {
+			for i, kv := range r {
+				k := kv[0].(string)
+				if w := f.width(k); w != "" && (kv[1] == "numeric" || kv[1] == "2-digit") {
+					r[i][1] = w
+				}
+			}
+		}
+	}
 	return r, nil
+}
+
+// width is the width the pattern gives a numeric field: "2-digit",
+// "numeric", or "" when the field is not numeric in it.
+func (f *dateFormatter) width(field string) string {
+	var one, two []string
+	switch field {
+	case "year":
+		one, two = []string{"{y}"}, []string{"{yy}"}
+	case "month":
+		one, two = []string{"{M}"}, []string{"{MM}"}
+	case "day":
+		one, two = []string{"{d}"}, []string{"{dd}"}
+	case "hour":
+		one, two = []string{"{h}", "{H}", "{K}", "{k}"}, []string{"{hh}", "{HH}", "{KK}", "{kk}"}
+	case "minute":
+		one, two = []string{"{m}"}, []string{"{mm}"}
+	case "second":
+		one, two = []string{"{s}"}, []string{"{ss}"}
+	}
+	for _, t := range two {
+		if strings.Contains(f.tmpl, t) {
+			return "2-digit"
+		}
+	}
+	for _, t := range one {
+		if strings.Contains(f.tmpl, t) {
+			return "numeric"
+		}
+	}
+	return ""
 }
 
 // localeHourCycle is the locale's default: h12 where the short time
@@ -248,27 +298,31 @@ func newDateFormatter(r map[string]any) (*dateFormatter, error) {
 	ds, ts := resolvedString(r, "dateStyle"), resolvedString(r, "timeStyle")
 	if ds != "" || ts != "" {
 		f.tmpl = dd.Styles[ds+"|"+ts]
-		f.tmpl = f.fixHourCycle(f.tmpl, r)
+		if f.hc != "" && f.hc != localeHourCycle(loc) {
+			f.tmpl = withHourCycle(f.tmpl, f.hc)
+		}
 		return f, nil
 	}
 	var dk, tk []string
+	req, _ := r["_fields"].(map[string]any)
+	if req == nil {
+		req = r
+	}
 	for _, k := range []string{"weekday", "year", "month", "day"} {
-		if v := resolvedString(r, k); v != "" {
+		if v := resolvedString(req, k); v != "" {
 			dk = append(dk, k+"="+v)
 		}
 	}
 	h12, hasH12 := r["hour12"].(bool)
 	for _, k := range []string{"hour", "minute", "second"} {
-		if v := resolvedString(r, k); v != "" {
-			if k != "hour" {
-				v = "2-digit"
-			}
+		if v := resolvedString(req, k); v != "" {
 			tk = append(tk, k+"="+v)
 		}
 	}
 	if resolvedString(r, "hour") != "" && hasH12 && h12 != (localeHourCycle(loc) == "h12" || localeHourCycle(loc) == "h11") {
 		tk = append(tk, "hour12="+strconv.FormatBool(h12))
 	}
+	defer func() { f.tmpl = withHourCycle(f.tmpl, f.hc) }()
 	dkey, tkey := strings.Join(dk, ","), strings.Join(tk, ",")
 	tzStyle := resolvedString(r, "timeZoneName")
 	var dt, tt string
@@ -312,8 +366,24 @@ func newDateFormatter(r map[string]any) (*dateFormatter, error) {
 	return f, nil
 }
 
-// fixHourCycle rewrites a style pattern's hours for an explicit cycle.
-func (f *dateFormatter) fixHourCycle(t string, r map[string]any) string {
+var hourToken = regexp.MustCompile(`\{(hh?|HH?|KK?|kk?)\}`)
+var dayPeriodBefore = regexp.MustCompile(`[ \x{202f}\x{a0}]\{a#[0-9]+\}`)
+var dayPeriodAfter = regexp.MustCompile(`\{a#[0-9]+\}[ \x{202f}\x{a0}]?`)
+
+// withHourCycle rewrites a pattern's hour for a cycle (h11 K, h12 h, h23
+// H, h24 k), keeping its width; a 24-hour cycle drops the day period.
+func withHourCycle(t, hc string) string {
+	letter := map[string]string{"h11": "K", "h12": "h", "h23": "H", "h24": "k"}[hc]
+	if letter == "" {
+		return t
+	}
+	t = hourToken.ReplaceAllStringFunc(t, func(m string) string {
+		return "{" + strings.Repeat(letter, len(m)-2) + "}"
+	})
+	if hc == "h23" || hc == "h24" {
+		t = dayPeriodBefore.ReplaceAllString(t, "")
+		t = dayPeriodAfter.ReplaceAllString(t, "")
+	}
 	return t
 }
 

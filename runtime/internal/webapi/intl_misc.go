@@ -7,8 +7,13 @@ import (
 	"strings"
 	"sync"
 
+	"unicode"
+
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Intl.PluralRules, Intl.Collator, Intl.ListFormat, Intl.RelativeTimeFormat.
@@ -31,9 +36,11 @@ func pluralResolve(locales []string, o map[string]any) (ordered, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc, _ := resolveLocale(locales)
+	// x/text has the plural rules of every CLDR locale: the first
+	// requested that parses, else the default
+	name, tag := pluralLocale(locales)
 	var r ordered
-	r.add("locale", nr.get("locale"))
+	r.add("locale", name)
 	r.add("type", typ)
 	for _, kv := range nr {
 		switch kv[0] {
@@ -45,10 +52,11 @@ func pluralResolve(locales []string, o map[string]any) (ordered, error) {
 	seen := map[string]bool{}
 	for _, s := range []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "20", "21", "22", "23", "100", "101", "102", "1000000", "0.5", "1.5", "2.5", "0.0", "1.0"} {
 		ip, fp, _ := strings.Cut(s, ".")
-		seen[pluralCategory(loc.tag, ip, fp, typ == "ordinal")] = true
+		seen[pluralCategory(tag, ip, fp, typ == "ordinal")] = true
 	}
+	// V8 lists them in this order
 	var cats []string
-	for _, c := range []string{"zero", "one", "two", "few", "many", "other"} {
+	for _, c := range []string{"few", "many", "one", "two", "zero", "other"} {
 		if seen[c] {
 			cats = append(cats, c)
 		}
@@ -82,7 +90,21 @@ func pluralSelect(r map[string]any, raw json.RawMessage) (string, error) {
 	d.neg = false
 	rounded, frac := f.roundDigits(d)
 	parts := f.digitsParts(rounded, frac, "false")
-	return pluralOf(f.loc.tag, parts, resolvedString(r, "type") == "ordinal"), nil
+	_, tag := pluralLocale([]string{resolvedString(r, "locale")})
+	return pluralOf(tag, parts, resolvedString(r, "type") == "ordinal"), nil
+}
+
+func pluralLocale(locales []string) (string, language.Tag) {
+	canon, _ := canonicalLocales(locales)
+	for _, c := range canon {
+		t, err := language.Parse(c)
+		if err != nil {
+			continue
+		}
+		base, _ := language.Compose(t.Raw())
+		return base.String(), base
+	}
+	return DefaultLocale, language.MustParse(DefaultLocale)
 }
 
 // ---- Collator (x/text's collate, the CLDR root collation and tailorings)
@@ -141,9 +163,14 @@ func collatorResolve(locales []string, o map[string]any) (ordered, error) {
 }
 
 type collator struct {
-	mu sync.Mutex
-	c  *collate.Collator
+	mu        sync.Mutex
+	c         *collate.Collator
+	primary   *collate.Collator // sensitivity "case" and caseFirst: the base letters first
+	caseLevel bool              // sensitivity "case": then case alone, accents removed
+	upper     bool              // caseFirst "upper"
 }
+
+var stripMarks = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 
 var collCache cache[*collator]
 
@@ -154,39 +181,61 @@ func collatorCompare(r map[string]any, a, b string) (int, error) {
 			t = language.MustParse(DefaultLocale)
 		}
 		var opts []collate.Option
+		var common []collate.Option
+		if r["numeric"] == true {
+			common = append(common, collate.Numeric)
+		}
+		out := &collator{}
 		switch resolvedString(r, "sensitivity") {
 		case "base":
 			opts = append(opts, collate.IgnoreCase, collate.IgnoreDiacritics, collate.IgnoreWidth)
 		case "accent":
 			opts = append(opts, collate.IgnoreCase, collate.IgnoreWidth)
 		case "case":
-			opts = append(opts, collate.IgnoreDiacritics, collate.IgnoreWidth)
+			// x/text has no case level: compare base letters, then the
+			// strings without their accents
+			out.caseLevel = true
 		}
-		if r["numeric"] == true {
-			opts = append(opts, collate.Numeric)
-		}
+		opts = append(opts, common...)
 		ext := ""
 		if r["ignorePunctuation"] == true {
 			ext += "-ka-shifted"
 		}
-		switch resolvedString(r, "caseFirst") {
-		case "upper":
-			ext += "-kf-upper"
-		case "lower":
-			ext += "-kf-lower"
-		}
+		// x/text has no caseFirst ("kf" is a TODO there): by hand
+		out.upper = resolvedString(r, "caseFirst") == "upper"
 		if ext != "" {
 			if t2, err := language.Parse(t.String() + "-u" + ext); err == nil {
 				opts = append([]collate.Option{collate.OptionsFromTag(t2)}, opts...)
 			}
 		}
-		return &collator{c: collate.New(t, opts...)}, nil
+		out.c = collate.New(t, opts...)
+		if out.caseLevel || out.upper {
+			out.primary = collate.New(t, append([]collate.Option{collate.IgnoreCase, collate.IgnoreWidth}, common...)...)
+			if out.caseLevel {
+				out.primary = collate.New(t, append([]collate.Option{collate.IgnoreCase, collate.IgnoreDiacritics, collate.IgnoreWidth}, common...)...)
+			}
+		}
+		return out, nil
 	})
 	if err != nil {
 		return 0, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.primary != nil {
+		if p := c.primary.CompareString(a, b); p != 0 {
+			return p, nil
+		}
+		if c.caseLevel {
+			a, _, _ = transform.String(stripMarks, a)
+			b, _, _ = transform.String(stripMarks, b)
+		}
+		v := c.c.CompareString(a, b)
+		if c.upper {
+			v = -v
+		}
+		return v, nil
+	}
 	return c.c.CompareString(a, b), nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"golang.org/x/text/currency"
 	"golang.org/x/text/feature/plural"
@@ -770,7 +771,18 @@ func (f *numFormatter) expand(tmpl string, num []part, sign string) []part {
 		case tok == "n":
 			out = append(out, num...)
 		case tok == "c":
+			// CLDR's currency spacing: a symbol that ends (or starts) in
+			// a letter is kept apart from the digits by a no-break space
+			before := i < len(tmpl) && strings.HasPrefix(tmpl[i:], "{n}")
+			after := len(out) > 0 && (out[len(out)-1][0] == "integer" || out[len(out)-1][0] == "fraction")
+			sym := []rune(f.cur)
+			if after && len(sym) > 0 && unicode.IsLetter(sym[0]) {
+				lit("\u00a0")
+			}
 			out = append(out, part{"currency", f.cur})
+			if before && len(sym) > 0 && unicode.IsLetter(sym[len(sym)-1]) {
+				lit("\u00a0")
+			}
 		case strings.HasPrefix(tok, "C:"):
 			out = append(out, part{"currency", tok[2:]})
 		case tok == "-", tok == "+":

@@ -45,10 +45,11 @@ function buildIntl() {
     }
     return out;
   }
-  function resolvedObject(pairs) {
+  function resolvedObject(pairs, internal) {
     var o = {};
     for (var i = 0; i < pairs.length; i++) {
       var v = pairs[i][1];
+      if (!internal && pairs[i][0][0] === "_") continue; // the host's own
       o[pairs[i][0]] = isArray(v) ? v.slice() : v;
     }
     return o;
@@ -105,7 +106,7 @@ function buildIntl() {
   class NumberFormat {
     constructor(locales = undefined, options = undefined) {
       var pairs = ask({ op: "nf.resolve", locales: localeList(locales), options: readOptions(options, NF_OPTS) }, "Intl.NumberFormat");
-      slots.set(this, { pairs: pairs, o: resolvedObject(pairs), bound: undefined });
+      slots.set(this, { pairs: pairs, o: resolvedObject(pairs, true), bound: undefined });
     }
     formatToParts(value) { return partsObjects(nfParts(S(this, "Intl.NumberFormat"), value)); }
     formatRange(start, end) {
@@ -129,7 +130,7 @@ function buildIntl() {
   function newDTF(locales, options, required, defaults) {
     var pairs = ask({ op: "dtf.resolve", locales: localeList(locales), options: readOptions(options, DTF_OPTS),
       extra: { required: required, defaults: defaults } }, "Intl.DateTimeFormat");
-    return { pairs: pairs, o: resolvedObject(pairs), bound: undefined };
+    return { pairs: pairs, o: resolvedObject(pairs, true), bound: undefined };
   }
   function timeValue(date) {
     var t = date === undefined ? Date.now() : +date;
@@ -159,10 +160,10 @@ function buildIntl() {
   var COLL_OPTS = ["usage", "s", "localeMatcher", "s", "collation", "s", "numeric", "b", "caseFirst", "s", "sensitivity", "s", "ignorePunctuation", "b"];
   function newCollator(locales, options) {
     var pairs = ask({ op: "coll.resolve", locales: localeList(locales), options: readOptions(options, COLL_OPTS) }, "Intl.Collator");
-    return { pairs: pairs, o: resolvedObject(pairs), bound: undefined };
+    return { pairs: pairs, o: resolvedObject(pairs, true), bound: undefined };
   }
   function compareWith(s, a, b) {
-    a = toStr(a); b = toStr(b);
+    a = hostSized(toStr(a), "Intl.Collator"); b = hostSized(toStr(b), "Intl.Collator");
     if (a === b) return 0;
     return ask({ op: "coll.compare", resolved: s.o, a: a, b: b }, "Intl.Collator");
   }
@@ -182,7 +183,7 @@ function buildIntl() {
   class PluralRules {
     constructor(locales = undefined, options = undefined) {
       var pairs = ask({ op: "pr.resolve", locales: localeList(locales), options: readOptions(options, PR_OPTS) }, "Intl.PluralRules");
-      slots.set(this, { pairs: pairs, o: resolvedObject(pairs) });
+      slots.set(this, { pairs: pairs, o: resolvedObject(pairs, true) });
     }
     select(n) {
       var s = S(this, "Intl.PluralRules");
@@ -201,7 +202,7 @@ function buildIntl() {
   class ListFormat {
     constructor(locales = undefined, options = undefined) {
       var pairs = ask({ op: "lf.resolve", locales: localeList(locales), options: readOptions(options, ["localeMatcher", "s", "type", "s", "style", "s"]) }, "Intl.ListFormat");
-      slots.set(this, { pairs: pairs, o: resolvedObject(pairs) });
+      slots.set(this, { pairs: pairs, o: resolvedObject(pairs, true) });
     }
     format(list) { return joinParts(lfParts(S(this, "Intl.ListFormat"), list)); }
     formatToParts(list) { return partsObjects(lfParts(S(this, "Intl.ListFormat"), list)); }
@@ -209,10 +210,12 @@ function buildIntl() {
     static supportedLocalesOf(locales, options = undefined) { return supported(locales, options); }
   }
   function lfParts(s, list) {
-    var items = [];
+    var items = [], total = 0;
     if (list !== undefined) {
       for (var x of list) {
         if (typeof x !== "string") throw new TypeErrorCtor("Iterable yielded " + (typeof x === "symbol" ? "a symbol" : toStr(x)) + " which is not a string");
+        total += x.length + 3;
+        if (total > WEB_MAX) throw new RangeErrorCtor("Intl.ListFormat: the list is over the " + (WEB_MAX / 1048576) + " MiB a host function takes");
         items.push(x);
       }
     }
@@ -224,7 +227,7 @@ function buildIntl() {
   class RelativeTimeFormat {
     constructor(locales = undefined, options = undefined) {
       var pairs = ask({ op: "rtf.resolve", locales: localeList(locales), options: readOptions(options, ["localeMatcher", "s", "numberingSystem", "s", "style", "s", "numeric", "s"]) }, "Intl.RelativeTimeFormat");
-      slots.set(this, { pairs: pairs, o: resolvedObject(pairs) });
+      slots.set(this, { pairs: pairs, o: resolvedObject(pairs, true) });
     }
     format(value, unit) { return joinParts(rtfParts(S(this, "Intl.RelativeTimeFormat"), value, unit)); }
     formatToParts(value, unit) {

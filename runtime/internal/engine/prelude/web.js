@@ -31,6 +31,12 @@ function lazyGroup(names, build) {
   });
 }
 
+// hostSized refuses, before any work, a string a host function would
+// refuse anyway.
+function hostSized(str, what) {
+  if (typeof str === "string" && str.length > WEB_MAX) throw new RangeErrorCtor(what + ": the argument is over the " + (WEB_MAX / 1048576) + " MiB a host function takes");
+  return str;
+}
 // host calls the host function op; errors come back as the JavaScript
 // error they name.
 function webHost(op, arg, what) {
@@ -132,6 +138,7 @@ function utf8Write(s, out, max) {
   return [i, j];
 }
 function utf8Encode(s, what) {
+  tooBig(what, s.length * 3, true); // at most 3 bytes a UTF-16 unit, checked before counting
   var n = utf8Length(s);
   tooBig(what, n, true);
   var out = new Uint8Array(n);
@@ -263,7 +270,7 @@ lazyGroup(["TextEncoder", "TextDecoder", "atob", "btoa"], function () {
   function atob(data) {
     if (arguments.length === 0) throw new TypeErrorCtor("The \"data\" argument must be specified");
     var s = toStr(data);
-    tooBig("atob()", s.length * 2);
+    tooBig("atob()", s.length * 12); // the decoded units, a number each
     s = s.replace(/[\t\n\f\r ]/g, "");
     if (s.length % 4 === 0) s = s.replace(/==?$/, "");
     if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) throw new g.DOMException("The string to be decoded is not correctly encoded.", "InvalidCharacterError");
@@ -370,9 +377,7 @@ lazyGroup(["DOMException", "Event", "EventTarget", "AbortController", "AbortSign
     var s = sigSlots.get(signal);
     if (s.aborted) return;
     s.aborted = true; s.reason = abortReason(reason);
-    var ev = new Event("abort");
-    if (typeof s.onabort === "function") { try { ReflectApply(s.onabort, signal, [ev]); } catch (e) { g.queueMicrotask(function () { throw e; }); } }
-    signal.dispatchEvent(ev);
+    signal.dispatchEvent(new Event("abort"));
     var deps = s.dependents; s.dependents = [];
     for (var i = 0; i < deps.length; i++) signalAbort(deps[i], s.reason);
   }
@@ -389,7 +394,15 @@ lazyGroup(["DOMException", "Event", "EventTarget", "AbortController", "AbortSign
     get aborted() { return brand(sigSlots, this, "AbortSignal").aborted; }
     get reason() { return brand(sigSlots, this, "AbortSignal").reason; }
     get onabort() { return brand(sigSlots, this, "AbortSignal").onabort; }
-    set onabort(f) { brand(sigSlots, this, "AbortSignal").onabort = typeof f === "function" ? f : null; }
+    set onabort(f) {
+      // an event handler: one listener, in the order it was first set
+      var s = brand(sigSlots, this, "AbortSignal"), self = this;
+      if (s.onabort === null && typeof f === "function" && !s.handlerAdded) {
+        s.handlerAdded = true;
+        this.addEventListener("abort", function (ev) { if (typeof s.onabort === "function") return ReflectApply(s.onabort, self, [ev]); });
+      }
+      s.onabort = typeof f === "function" ? f : null;
+    }
     throwIfAborted() { var s = brand(sigSlots, this, "AbortSignal"); if (s.aborted) throw s.reason; }
     static abort(reason = undefined) {
       var sig = newSignal(), s = sigSlots.get(sig);
@@ -428,6 +441,7 @@ lazyGroup(["DOMException", "Event", "EventTarget", "AbortController", "AbortSign
 lazyGroup(["URL", "URLSearchParams"], function () {
   var urlSlots = new WeakMap(), spSlots = new WeakMap(), parse = JSON.parse;
   function parseRecord(input, base) {
+    hostSized(input, "URL"); hostSized(base, "URL");
     return parse(webHost("url", jsonStringify([input, base]), "URL"));
   }
   var enc = null;
@@ -466,7 +480,7 @@ lazyGroup(["URL", "URLSearchParams"], function () {
     }
     return list;
   }
-  function usv(v) { var s = toStr(v); return s.toWellFormed ? s.toWellFormed() : s; }
+  function usv(v) { var s = hostSized(toStr(v), "URL"); return s.toWellFormed ? s.toWellFormed() : s; }
   function serializeForm(list) {
     var out = [];
     for (var i = 0; i < list.length; i++) out.push(formEncode(list[i][0]) + "=" + formEncode(list[i][1]));
