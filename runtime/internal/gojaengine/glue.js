@@ -17,7 +17,10 @@ function hostService(op, arg) { return native[6](op, arg); }
 // nested call on goja.
 // (A declaration, not a var: tools.js calls it before this file runs.)
 function makeTools(traps) { return native[5](traps); }
-var glueEntries = [];
+// webScript(names): build the web globals a script names before it runs
+// (engine.WebGlobals; see web.js): a goja realm is built per call, and
+// pays for every object the prelude makes.
+var glueEntries = [function webScript(names) { webInstall(names); }];
 
 var arrayValues = ArrayProto.values, valuesGuard = null;
 var ArrayBufferCtor = ArrayBuffer, isView = ArrayBuffer.isView, DataViewCtor = DataView;

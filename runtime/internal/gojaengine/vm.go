@@ -61,6 +61,8 @@ type vm struct {
 	d   *driver
 	rt  *goja.Runtime
 	fns [engine.EntryGlue]goja.Callable
+	web goja.Callable // the glue's webScript(names)
+	webSet uint32     // the web globals built in this realm (engine.WebGlobals)
 	cfg engine.VMConfig
 
 	// The run in progress, between Begin and End.
@@ -143,6 +145,9 @@ func (d *driver) newVM() (*vm, error) {
 			return nil, fmt.Errorf("goja engine: prelude entry %d is not a function", k)
 		}
 	}
+	if v.web, ok = goja.AssertFunction(eo.Get(strconv.Itoa(engine.EntryGlue))); !ok {
+		return nil, errors.New("goja engine: the glue's webScript is not a function")
+	}
 	if err := v.gateEval(); err != nil {
 		return nil, fmt.Errorf("goja engine: gating eval: %w", err)
 	}
@@ -196,6 +201,9 @@ func (v *vm) Begin(r *engine.Run) error {
 func (v *vm) Eval(script, name string) error {
 	prg, err := v.d.compile(name, script)
 	if err != nil {
+		return err
+	}
+	if err := v.webGlobals(script); err != nil {
 		return err
 	}
 	v.w.enterJS()

@@ -77,6 +77,11 @@ install(ArrayCtor, {
   }
 }.from);
 
+// The web globals and Intl, as accessors that build them on first touch:
+// free per call, since every call's realm is restored from a snapshot
+// taken after the prelude (see web.js).
+webLazy();
+
 // The realm is complete (the rest only defines functions): what
 // globals() leaves out. (goja skips this: it would build every lazily
 // created built-in, and a goja realm has no enumerable globals.)

@@ -2,15 +2,18 @@
 // built-ins (toLocaleString, localeCompare) on top of it. The CLDR work is
 // the host's (webapi's intl*.go: x/text and data read from ICU); this file
 // reads options in ECMA-402's order, keeps each object's resolved options,
-// and turns the host's parts into strings. Built on first use, like
-// web.js's globals; the prototype methods below are small and installed
-// eagerly (a built-in's method cannot be lazy without being an accessor).
+// and turns the host's parts into strings. Registered and built on first
+// use, like web.js's globals (intlRegister runs inside webRegister); the
+// built-ins' locale methods are installed by webLocaleMethods, which the
+// engines call as they call webLazy and webInstall.
+//
+// This module is the second half of web.js's webRegister: it closes it.
 var intlBuilt = null;
 function intlLib() {
   if (intlBuilt === null) intlBuilt = buildIntl();
   return intlBuilt;
 }
-lazyGroup(["Intl"], function () { return [intlLib()]; });
+webGroup(["Intl"], function () { return [intlLib()]; });
 
 function buildIntl() {
   var parse = JSON.parse;
@@ -432,6 +435,10 @@ var intlInternal = null;
 function intlUse() { if (intlInternal === null) intlLib(); return intlInternal; }
 
 // The built-ins' locale-sensitive methods, on Intl (ECMA-402 §19–21).
+var localeDone = false;
+webLocaleMethods = function () {
+if (localeDone) return;
+localeDone = true;
 var thisNumber = Number.prototype.valueOf, thisBigInt = typeof BigInt === "function" ? BigInt.prototype.valueOf : null;
 var thisTime = Date.prototype.getTime;
 install(Number.prototype, {
@@ -466,3 +473,5 @@ install(String.prototype, {
     return intlUse().compare(toStr(this), toStr(that), locales, options);
   }
 }.localeCompare);
+};
+} // webRegister

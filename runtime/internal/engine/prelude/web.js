@@ -4,33 +4,78 @@
 // crypto (randomUUID, getRandomValues, subtle.digest), performance.now,
 // DOMException, Event, EventTarget, AbortController, AbortSignal.
 //
-// Nothing is built until a program first touches a global: each is an
-// accessor on the global object that builds its group (the classes that
-// refer to each other), replaces itself and the group's other accessors
-// with plain data properties, and returns the value. An idle realm pays
-// for the accessors only. What JavaScript cannot do (a WHATWG URL parser
-// with IDNA, SHA digests, randomness) is the host's (webapi, through the
-// glue's hostService); every argument is size-checked before the call.
+// Nothing is built until a program needs it. Everything below lives in
+// webRegister, which only runs when a program first needs a web global;
+// each group (the classes that refer to each other) is then built on
+// first touch, and becomes plain data properties of the global object.
+// How a program "first needs" one is the engine's choice, made in its
+// glue: a realm restored from a snapshot (wazero) calls webLazy() at
+// setup, which defines an accessor per global that builds its group on
+// first touch (free per call: the snapshot holds them); a realm built
+// per call (goja) pays for every object the prelude makes, so it calls
+// webInstall(names) before a script that names some of them
+// (engine.WebGlobals), and defines nothing until then.
+//
+// What JavaScript cannot do (a WHATWG URL parser with IDNA, SHA digests,
+// randomness, CLDR data) is the host's (webapi, through the glue's
+// hostService); every argument is size-checked before the call.
 var WEB_MAX = 32 * 1048576; // webapi.MaxArg
-var builtGroups = {};
-function lazyGroup(names, build) {
-  var done = false;
-  function materialize() {
-    if (!done) {
-      done = true;
-      var vals = build();
-      for (var i = 0; i < names.length; i++) defineGlobal(names[i], vals[i]);
-    }
-  }
-  names.forEach(function (name) {
+var webGroups = null; // global name → its group {names, build, done}, once registered
+function webGroup(names, build) {
+  var grp = { names: names, build: build, done: false };
+  for (var i = 0; i < names.length; i++) webGroups[names[i]] = grp;
+}
+function webMaterialize(grp) {
+  if (grp.done) return;
+  grp.done = true;
+  var vals = grp.vals = grp.build();
+  for (var i = 0; i < grp.names.length; i++) defineGlobal(grp.names[i], vals[i]);
+}
+function domException(message, name) {
+  var D = webValue("DOMException");
+  return new D(message, name);
+}
+// webValue is a web global as built, whatever the program did to the
+// global since (what one group takes from another).
+function webValue(name) {
+  var grp = webGroups[name];
+  webMaterialize(grp);
+  return grp.vals[grp.names.indexOf(name)];
+}
+// webLazy defines every web global as an accessor that builds its group.
+function webLazy() {
+  webRegister();
+  keysOf(webGroups).forEach(function (name) {
+    var grp = webGroups[name];
     defineProperty(g, name, {
       configurable: true, enumerable: false,
-      get: function () { materialize(); return g[name]; },
-      set: function (v) { materialize(); defineGlobal(name, v); }
+      get: function () { webMaterialize(grp); return g[name]; },
+      set: function (v) { webMaterialize(grp); defineGlobal(name, v); }
     });
   });
+  webLocaleMethods();
+}
+// webInstall builds the groups of the named globals ("locale" is the
+// built-ins' locale methods), comma-separated.
+function webInstall(names) {
+  webRegister();
+  var list = names.split(",");
+  for (var i = 0; i < list.length; i++) {
+    if (list[i] === "locale") webLocaleMethods();
+    else if (webGroups[list[i]] !== undefined) webMaterialize(webGroups[list[i]]);
+  }
 }
 
+// webLocaleMethods installs the built-ins' locale methods (intl.js).
+var webLocaleMethods = null;
+
+// webRegister registers the groups, once; it spans web.js and intl.js,
+// so that both share its helpers and nothing of either is made before it
+// runs.
+function webRegister() {
+if (webGroups !== null) return;
+webGroups = {};
+var lazyGroup = webGroup;
 // hostSized refuses, before any work, a string a host function would
 // refuse anyway.
 function hostSized(str, what) {
@@ -55,7 +100,7 @@ function webError(name, msg) {
     case "SyntaxError": return new SyntaxError(msg);
     case "Error": return new ErrorCtor(msg);
   }
-  return new g.DOMException(msg, name);
+  return domException(msg, name);
 }
 function brand(slots, o, what) {
   var s = isObject(o) ? slots.get(o) : undefined;
@@ -257,7 +302,7 @@ lazyGroup(["TextEncoder", "TextDecoder", "atob", "btoa"], function () {
     if (arguments.length === 0) throw new TypeErrorCtor("The \"data\" argument must be specified");
     var s = toStr(data), out = [], chunk = [];
     tooBig("btoa()", s.length * 2);
-    for (var i = 0; i < s.length; i++) if (s.charCodeAt(i) > 255) throw new g.DOMException("Invalid character", "InvalidCharacterError");
+    for (var i = 0; i < s.length; i++) if (s.charCodeAt(i) > 255) throw domException("Invalid character", "InvalidCharacterError");
     for (i = 0; i < s.length; i += 3) {
       var a = s.charCodeAt(i), b1 = i + 1 < s.length ? s.charCodeAt(i + 1) : -1, c = i + 2 < s.length ? s.charCodeAt(i + 2) : -1;
       chunk.push(B64[a >> 2] + B64[(a & 3) << 4 | (b1 < 0 ? 0 : b1 >> 4)] + (b1 < 0 ? "=" : B64[(b1 & 15) << 2 | (c < 0 ? 0 : c >> 6)]) + (c < 0 ? "=" : B64[c & 63]));
@@ -273,7 +318,7 @@ lazyGroup(["TextEncoder", "TextDecoder", "atob", "btoa"], function () {
     tooBig("atob()", s.length * 12); // the decoded units, a number each
     s = s.replace(/[\t\n\f\r ]/g, "");
     if (s.length % 4 === 0) s = s.replace(/==?$/, "");
-    if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) throw new g.DOMException("The string to be decoded is not correctly encoded.", "InvalidCharacterError");
+    if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) throw domException("The string to be decoded is not correctly encoded.", "InvalidCharacterError");
     if (B64INV === null) { B64INV = {}; for (var k = 0; k < 64; k++) B64INV[B64[k]] = k; }
     var units = [], n = 0, buf = 0, bits = 0;
     for (var i = 0; i < s.length; i++) {
@@ -660,10 +705,10 @@ lazyGroup(["crypto", "Crypto", "SubtleCrypto"], function () {
     getRandomValues(array) {
       var t = tag(array).slice(8, -1);
       if (!ArrayBuffer.isView(array) || INT_ARRAYS.indexOf(t) < 0) {
-        throw new g.DOMException("The data argument must be an integer-type TypedArray", "TypeMismatchError");
+        throw domException("The data argument must be an integer-type TypedArray", "TypeMismatchError");
       }
       if (array.byteLength > 65536) {
-        throw new g.DOMException("The ArrayBufferView's byte length (" + array.byteLength + ") exceeds the number of bytes of entropy available via this API (65536)", "QuotaExceededError");
+        throw domException("The ArrayBufferView's byte length (" + array.byteLength + ") exceeds the number of bytes of entropy available via this API (65536)", "QuotaExceededError");
       }
       var bytes = hexToBytes(webHost("random", "" + array.byteLength, "crypto.getRandomValues()"));
       new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(bytes);
@@ -687,7 +732,7 @@ lazyGroup(["crypto", "Crypto", "SubtleCrypto"], function () {
 lazyGroup(["performance", "Performance"], function () {
   var origin = +webHost("now", "", "performance.now()"), originWall = Date.now();
   var making = true;
-  class Performance extends g.EventTarget {
+  class Performance extends webValue("EventTarget") {
     constructor() { if (!making) throw new TypeErrorCtor("Illegal constructor"); super(); }
     get timeOrigin() { return originWall; }
     now() { return +webHost("now", "", "performance.now()") - origin; }
@@ -704,7 +749,7 @@ lazyGroup(["structuredClone"], function () {
   var ERRORS = { Error: ErrorCtor, EvalError: EvalError, RangeError: RangeErrorCtor, ReferenceError: ReferenceError, SyntaxError: SyntaxError, TypeError: TypeErrorCtor, URIError: URIError };
   function fail(v) {
     var what = typeof v === "function" ? (v.name ? "function " + v.name : "function") : typeof v === "symbol" ? "Symbol()" : "#<" + (tag(v).slice(8, -1) || "Object") + ">";
-    throw new g.DOMException(what + " could not be cloned.", "DataCloneError");
+    throw domException(what + " could not be cloned.", "DataCloneError");
   }
   function clone(v, memory) {
     if (!isObject(v)) {
@@ -786,3 +831,5 @@ lazyGroup(["structuredClone"], function () {
   }
   return [structuredClone];
 });
+
+// (webRegister goes on in intl.js, the next module, which closes it.)
