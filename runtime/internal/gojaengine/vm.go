@@ -58,12 +58,15 @@ func denySourceMapFiles(string) ([]byte, error) { return nil, errSourceMapFiles 
 // vm is one goja runtime with the prelude installed. It implements
 // engine.VM.
 type vm struct {
-	d      *driver
-	rt     *goja.Runtime
-	fns    [engine.EntryGlue]goja.Callable
-	web    goja.Callable // the glue's webScript(names)
-	webSet uint32        // the web globals built in this realm (engine.WebGlobals)
-	cfg    engine.VMConfig
+	d   *driver
+	rt  *goja.Runtime
+	fns [engine.EntryGlue]goja.Callable
+	cfg engine.VMConfig
+
+	// The web globals (web.go): the glue's webScript(names), and those
+	// built in this realm (engine.WebGlobals).
+	web    goja.Callable
+	webSet uint32
 
 	// The run in progress, between Begin and End.
 	run      *engine.Run
