@@ -12,7 +12,14 @@ import (
 // is "=" + the result, or "!" + the error's name + "\n" + its message,
 // which the prelude throws as that JavaScript error. Go symbols never
 // reach a program: the function programs see is the prelude's.
-func HostService(op, arg string) string {
+func HostService(op, arg string) (answer string) {
+	defer func() {
+		// A host function never takes the process down: a bug in one
+		// (or in x/text under it) is the program's Error.
+		if p := recover(); p != nil {
+			answer = "!Error\n" + op + ": internal error in a host function"
+		}
+	}()
 	s, err := webapi.Call(op, arg)
 	if err == nil {
 		return "=" + s
