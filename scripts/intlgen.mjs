@@ -95,23 +95,28 @@ function numberData(loc) {
   }
   for (const disp of ["short", "long"]) {
     const byMag = {};
+    const f = nf({ notation: "compact", compactDisplay: disp }), pr = new Intl.PluralRules(loc);
+    const shownOf = (ps) => Number(ps.filter((p) => p.type === "integer" || p.type === "fraction" || p.type === "decimal").map((p) => (p.type === "decimal" ? "." : p.value)).join(""));
     for (let m = 0; m <= 15; m++) {
+      // values of magnitude m whose displayed numbers cover the plural
+      // categories: k × 10^(m-1) for k in 10..99, then 1.5 × 10^m; a
+      // displayed exactly 1 only as "=1" (CLDR's explicit form: "mille")
       const entry = {};
-      for (const [cat, n0] of Object.entries(cats)) {
-        // a number of magnitude m whose displayed value has category cat
-        let found = null;
-        for (const k of [1, 2, 3, 4, 5, 6, 7, 8, 9]) {
-          const v = k * 10 ** m;
-          const ps = nf({ notation: "compact", compactDisplay: disp }).formatToParts(v);
-          const shown = Number(ps.filter((p) => p.type === "integer" || p.type === "fraction" || p.type === "decimal").map((p) => (p.type === "decimal" ? "." : p.value)).join(""));
-          if (new Intl.PluralRules(loc).select(shown) === cat) {
-            const digits = ps.filter((p) => p.type === "integer").map((p) => p.value).join("").length;
-            found = { t: numTemplate(ps), z: digits, k };
-            break;
-          }
-        }
-        if (found) entry[cat] = found;
+      const candidates = [];
+      for (let k = 10; k <= 99; k++) candidates.push(k * 10 ** (m - 1));
+      candidates.push(1.5 * 10 ** m);
+      for (const v of candidates) {
+        if (v < 1) continue;
+        const ps = f.formatToParts(v), shown = shownOf(ps);
+        const digits = ps.filter((p) => p.type === "integer").map((p) => p.value).join("").length;
+        const t = { t: numTemplate(ps), z: digits };
+        const explicit = !ps.some((p) => p.type === "integer"); // "mille": CLDR's form for exactly one
+        if (shown === 1 || explicit) { if (!("=1" in entry)) entry["=1"] = t; continue; }
+        const cat = pr.select(shown);
+        if (!(cat in entry)) entry[cat] = t;
       }
+      if (entry["=1"] && entry.one && entry["=1"].t === entry.one.t) delete entry["=1"];
+      if (entry["=1"] && !entry.one) { entry.one = entry["=1"]; }
       byMag[m] = entry;
     }
     d.compact[disp] = byMag;
@@ -176,7 +181,10 @@ function dateTemplate(loc, o) {
       case "minute": s += p.value === "04" ? "{mm}" : "{m}"; break;
       case "second": s += p.value === "05" ? "{ss}" : "{s}"; break;
       case "fractionalSecond": s += "{S" + p.value.length + "}"; break;
-      case "dayPeriod": s += "{a#" + namesId([p.value, find(pb, "dayPeriod")]) + "}"; break;
+      case "dayPeriod":
+        // by hour: flexible day periods (zh-Hant's 早上, 下午, 晚上) as AM/PM
+        s += "{a#" + namesId(Array.from({ length: 24 }, (_, h) => find(f.formatToParts(Date.UTC(2024, 0, 2, h, 4, 5)), "dayPeriod"))) + "}";
+        break;
       case "timeZoneName": s += "{z}"; break;
       default: s += "{?" + p.type + "}";
     }
@@ -217,6 +225,8 @@ function dateData(loc) {
   for (const o of TIME_OPTS) {
     d.time[key(o)] = dateTemplate(loc, o);
     d.time[key({ ...o, timeZoneName: "short" })] = dateTemplate(loc, { ...o, timeZoneName: "short" });
+    const long = dateTemplate(loc, { ...o, timeZoneName: "long" });
+    if (long !== d.time[key({ ...o, timeZoneName: "short" })]) d.time[key({ ...o, timeZoneName: "long" })] = long;
   }
   for (const o of DATE_OPTS) {
     const dk = key(o), dt = d.date[dk];

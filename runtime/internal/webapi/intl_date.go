@@ -335,6 +335,11 @@ func newDateFormatter(r map[string]any) (*dateFormatter, error) {
 			if t2, ok := dd.Time[tkey+",timeZoneName=short"]; ok {
 				tt = t2
 			}
+			if strings.HasPrefix(tzStyle, "long") && tzStyle != "longOffset" {
+				if t2, ok := dd.Time[tkey+",timeZoneName=long"]; ok {
+					tt = t2
+				}
+			}
 		}
 	} else if tzStyle != "" {
 		tt = "{z}"
@@ -517,9 +522,10 @@ func (f *dateFormatter) format(t time.Time, r map[string]any) []part {
 			ms := pad(t.Nanosecond()/1e6, 3)
 			out = append(out, part{"fractionalSecond", ms[:n]})
 		case "a":
-			p := 0
-			if t.Hour() >= 12 {
-				p = 1
+			// by hour (flexible day periods), or AM/PM
+			p := t.Hour()
+			if n, err := strconv.Atoi(id); err == nil && n < len(loadIntl().Names) && len(loadIntl().Names[n]) == 2 {
+				p /= 12
 			}
 			out = append(out, part{"dayPeriod", f.name(id, p)})
 		case "z":

@@ -274,9 +274,15 @@ func listFormat(r map[string]any, list []string) ([]part, error) {
 	case 1:
 		return el(list[0]), nil
 	case 2:
+		if isSpanish(loc) {
+			p.Pair = spanishConjunction(p.Pair, list[1])
+		}
 		return fill(p.Pair, el(list[0]), el(list[1])), nil
 	}
 	n := len(list)
+	if isSpanish(loc) {
+		p.End = spanishConjunction(p.End, list[n-1])
+	}
 	acc := fill(p.End, el(list[n-2]), el(list[n-1]))
 	for i := n - 3; i >= 1; i-- {
 		acc = fill(p.Middle, el(list[i]), acc)
@@ -409,4 +415,24 @@ func relativeFormat(r map[string]any, raw json.RawMessage, unit string) ([]part,
 	}
 	out := nf.expand(t, num, "")
 	return out, nil
+}
+
+func isSpanish(loc *resolvedLocale) bool {
+	b, _ := loc.tag.Base()
+	return b.String() == "es"
+}
+
+// spanishConjunction is CLDR's rule for Spanish lists (ICU applies it): "y"
+// becomes "e" before an /i/ sound (i-, hi- but not hie-, hia-), "o" becomes
+// "u" before an /o/ sound (o-, ho-, 8, 11).
+func spanishConjunction(pattern, next string) string {
+	w := strings.ToLower(next)
+	switch {
+	case strings.Contains(pattern, " y ") && (strings.HasPrefix(w, "i") || strings.HasPrefix(w, "hi") || strings.HasPrefix(w, "í") || strings.HasPrefix(w, "hí")) &&
+		!strings.HasPrefix(w, "hia") && !strings.HasPrefix(w, "hie") && !strings.HasPrefix(w, "hio") && !strings.HasPrefix(w, "hiu"):
+		return strings.Replace(pattern, " y ", " e ", 1)
+	case strings.Contains(pattern, " o ") && (strings.HasPrefix(w, "o") || strings.HasPrefix(w, "ho") || strings.HasPrefix(w, "ó") || strings.HasPrefix(w, "8") || strings.HasPrefix(w, "11")):
+		return strings.Replace(pattern, " o ", " u ", 1)
+	}
+	return pattern
 }

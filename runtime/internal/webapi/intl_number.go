@@ -991,7 +991,10 @@ func (f *numFormatter) compact(d dec) ([]part, dec, string) {
 		num := f.digitsParts(r, frac, f.grouping)
 		if scale > 0 || strings.Contains(ce.T, "{k:") {
 			cat := pluralOf(f.loc.tag, num, false)
-			if c, ok := entry[cat]; ok {
+			if c, ok := entry["=1"]; ok && len(num) == 1 && num[0][1] == "1" {
+				cat = "=1" // CLDR's explicit form for exactly one ("mille")
+				tmpl = c.T
+			} else if c, ok := entry[cat]; ok {
 				tmpl = c.T
 			} else {
 				tmpl = ce.T
