@@ -297,9 +297,6 @@ func intlCall(arg string) (string, error) {
 	switch req.Op {
 	case "canonical":
 		out, err = canonicalLocales(req.Locales)
-		if out == nil && err == nil {
-			out = []string{}
-		}
 	case "supported":
 		out, err = supportedLocales(req.Locales)
 	case "nf.resolve":

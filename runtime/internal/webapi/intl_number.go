@@ -254,8 +254,6 @@ type numFormatter struct {
 	cur                                       string // the currency's symbol, code or name placeholder
 }
 
-var currencyCodes = map[string]bool{}
-
 // currencyDigits is ISO 4217's minor unit (x/text's currency data).
 func currencyDigits(code string) int {
 	u, err := currency.ParseISO(code)

@@ -55,12 +55,6 @@ func pathSet(r rune) bool {
 func userinfoSet(r rune) bool {
 	return pathSet(r) || r == '/' || r == ':' || r == ';' || r == '=' || r == '@' || (r >= '[' && r <= ']') || r == '|'
 }
-func componentSet(r rune) bool {
-	return userinfoSet(r) || (r >= '$' && r <= '&') || r == '+' || r == ','
-}
-func formSet(r rune) bool {
-	return componentSet(r) || r == '!' || (r >= '\'' && r <= ')') || r == '~'
-}
 
 const upperhex = "0123456789ABCDEF"
 
