@@ -1,4 +1,4 @@
-// intlgen.mjs: writes runtime/internal/webapi/intldata.json.gz, the CLDR
+// intlgen.mjs: writes runtime/internal/webapi/intldata/*.json.gz, the CLDR
 // data the sandbox's Intl needs and golang.org/x/text does not expose
 // (date and time patterns and names, list, relative-time, compact and unit
 // patterns, currency placement and names), read from a V8 runtime's ICU.
@@ -8,7 +8,7 @@
 //   node scripts/intlgen.mjs
 //
 // The output records the ICU and CLDR versions it came from.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
 const LOCALES = ["en", "en-GB", "en-IN", "de", "de-CH", "fr", "es", "it", "pt", "pt-PT", "nl", "ja", "zh", "zh-TW", "ko", "ru", "pl", "sv", "tr", "hi", "da", "fi", "nb", "cs", "uk"];
@@ -302,13 +302,21 @@ function rtfData(loc) {
   return out;
 }
 
-const data = { icu: process.versions.icu, cldr: process.versions.cldr, locales: {} };
+// One gzipped JSON per locale (a program loads only the locales it
+// uses) and the shared names table with the versions, in
+// runtime/internal/webapi/intldata/. gzip without a timestamp, so that the
+// same data is the same file.
+const dir = new URL("../runtime/internal/webapi/intldata/", import.meta.url);
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
+let total = 0;
+const write = (name, value) => {
+  const json = JSON.stringify(value) + "\n";
+  total += json.length;
+  writeFileSync(new URL(name + ".json.gz", dir), gzipSync(json, { level: 9 }));
+};
 for (const loc of LOCALES) {
-  data.locales[loc] = { number: numberData(loc), date: dateData(loc), list: listData(loc), relative: rtfData(loc) };
+  write(loc, { number: numberData(loc), date: dateData(loc), list: listData(loc), relative: rtfData(loc) });
 }
-data.names = namesTable;
-const out = new URL("../runtime/internal/webapi/intldata.json.gz", import.meta.url);
-const json = JSON.stringify(data) + "\n";
-// gzip without a timestamp, so that the same data is the same file
-writeFileSync(out, gzipSync(json, { level: 9 }));
-console.log("wrote", out.pathname, json.length, "bytes of JSON");
+write("_meta", { icu: process.versions.icu, cldr: process.versions.cldr, locales: LOCALES, names: namesTable });
+console.log("wrote", dir.pathname, total, "bytes of JSON");

@@ -1,12 +1,10 @@
 package webapi
 
 import (
-	"bytes"
 	"compress/gzip"
-	_ "embed" // intldata.json.gz
+	"embed"
 	"encoding/json"
 	"errors"
-	"io"
 	"strings"
 	"sync"
 
@@ -18,7 +16,7 @@ import (
 // symbols beyond the table below) and, for what it does not (date and time
 // patterns and names, list, relative-time, compact and unit patterns,
 // currency placement and names, the number symbols of CLDR's current
-// version), intldata.json.gz, read from ICU by scripts/intlgen.mjs. Time
+// version), intldata/*.json.gz (one file per locale), read from ICU by scripts/intlgen.mjs. Time
 // zones are Go's database (time/tzdata is linked, so no host file is
 // read).
 //
@@ -27,14 +25,16 @@ import (
 // validates them and returns the resolved options in V8's order, which
 // the object keeps and sends back with every format call.
 
-//go:embed intldata.json.gz
-var intlDataGz []byte
+//go:embed intldata/*.json.gz
+var intlFS embed.FS
 
+// intlData is intldata/_meta.json.gz: the names table the date patterns
+// refer to, and the locales there are files for.
 type intlData struct {
-	ICU     string                `json:"icu"`
-	CLDR    string                `json:"cldr"`
-	Locales map[string]*localeDat `json:"locales"`
-	Names   [][]string            `json:"names"`
+	ICU     string     `json:"icu"`
+	CLDR    string     `json:"cldr"`
+	Locales []string   `json:"locales"`
+	Names   [][]string `json:"names"`
 }
 
 type localeDat struct {
@@ -92,26 +92,36 @@ var (
 	intlTags    []language.Tag
 	intlKeys    []string
 	intlMatcher language.Matcher
+
+	localeMu   sync.Mutex
+	localeData = map[string]*localeDat{}
 )
 
+func readGz(name string, v any) {
+	f, err := intlFS.Open("intldata/" + name + ".json.gz")
+	if err != nil {
+		panic("webapi: intldata: " + err.Error()) // embedded: cannot happen
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		panic("webapi: intldata: " + err.Error())
+	}
+	if err := json.NewDecoder(zr).Decode(v); err != nil {
+		panic("webapi: intldata " + name + ": " + err.Error())
+	}
+}
+
+// loadIntl reads the shared table; each locale's data is read the first
+// time a program uses the locale (localeFor).
 func loadIntl() *intlData {
 	intlOnce.Do(func() {
-		zr, err := gzip.NewReader(bytes.NewReader(intlDataGz))
-		if err != nil {
-			panic("webapi: intldata: " + err.Error()) // embedded: cannot happen
-		}
-		raw, err := io.ReadAll(zr)
-		if err != nil {
-			panic("webapi: intldata: " + err.Error())
-		}
 		var d intlData
-		if err := json.Unmarshal(raw, &d); err != nil {
-			panic("webapi: intldata: " + err.Error())
-		}
+		readGz("_meta", &d)
 		intlDB = &d
 		// en first: the matcher's default.
 		intlKeys = append(intlKeys, "en")
-		for k := range d.Locales {
+		for _, k := range d.Locales {
 			if k != "en" {
 				intlKeys = append(intlKeys, k)
 			}
@@ -122,6 +132,18 @@ func loadIntl() *intlData {
 		intlMatcher = language.NewMatcher(intlTags)
 	})
 	return intlDB
+}
+
+func localeFor(key string) *localeDat {
+	localeMu.Lock()
+	defer localeMu.Unlock()
+	if d, ok := localeData[key]; ok {
+		return d
+	}
+	d := new(localeDat)
+	readGz(key, d)
+	localeData[key] = d
+	return d
 }
 
 // DefaultLocale is the locale of a program that names none.
@@ -198,7 +220,7 @@ type resolvedLocale struct {
 }
 
 func resolveLocale(list []string) (*resolvedLocale, error) {
-	d := loadIntl()
+	loadIntl()
 	canon, err := canonicalLocales(list)
 	if err != nil {
 		return nil, err
@@ -229,10 +251,10 @@ func resolveLocale(list []string) (*resolvedLocale, error) {
 		if b != mb {
 			continue
 		}
-		return &resolvedLocale{tag: base, name: base.String(), dat: d.Locales[intlKeys[idx]], ext: ext}, nil
+		return &resolvedLocale{tag: base, name: base.String(), dat: localeFor(intlKeys[idx]), ext: ext}, nil
 	}
 	t := language.MustParse(DefaultLocale)
-	return &resolvedLocale{tag: t, name: DefaultLocale, dat: d.Locales["en"], ext: map[string]string{}}, nil
+	return &resolvedLocale{tag: t, name: DefaultLocale, dat: localeFor("en"), ext: map[string]string{}}, nil
 }
 
 // supportedLocales is supportedLocalesOf: the requested locales the data
