@@ -309,7 +309,22 @@ func (o ordered) get(k string) any {
 	return nil
 }
 
+// resolved caches what the resolve operations answered, by request: the
+// same locales and options resolve the same way, and a per-call realm
+// resolves its formatters again in every program.
+var resolved cache[string]
+
 func intlCall(arg string) (string, error) {
+	if strings.HasPrefix(arg, `{"op":"`) && len(arg) < 4096 {
+		op, _, _ := strings.Cut(arg[7:], `"`)
+		if strings.HasSuffix(op, ".resolve") {
+			return resolved.get(arg, func() (string, error) { return intlAnswer(arg) })
+		}
+	}
+	return intlAnswer(arg)
+}
+
+func intlAnswer(arg string) (string, error) {
 	var req intlRequest
 	if err := json.Unmarshal([]byte(arg), &req); err != nil {
 		return "", typeError("Intl: bad request")

@@ -9,12 +9,13 @@
 // each group (the classes that refer to each other) is then built on
 // first touch, and becomes plain data properties of the global object.
 // How a program "first needs" one is the engine's choice, made in its
-// glue: a realm restored from a snapshot (wazero) calls webLazy() at
-// setup, which defines an accessor per global that builds its group on
-// first touch (free per call: the snapshot holds them); a realm built
-// per call (goja) pays for every object the prelude makes, so it calls
-// webInstall(names) before a script that names some of them
-// (engine.WebGlobals), and defines nothing until then.
+// glue: a realm restored from a snapshot (wazero) builds them all at
+// setup (webLazy, then webInstall of every name: free per call, the
+// snapshot holds them); a realm built per call (goja) pays for every
+// object the prelude makes, so it calls webInstall(names) before a script
+// that names some of them (engine.WebGlobals), and defines nothing until
+// then. webLazy alone (an accessor per global that builds its group on
+// first touch) is for an engine that wants neither.
 //
 // What JavaScript cannot do (a WHATWG URL parser with IDNA, SHA digests,
 // randomness, CLDR data) is the host's (webapi, through the glue's
@@ -730,13 +731,20 @@ lazyGroup(["crypto", "Crypto", "SubtleCrypto"], function () {
 
 // ---- performance
 lazyGroup(["performance", "Performance"], function () {
-  var origin = +webHost("now", "", "performance.now()"), originWall = Date.now();
+  // The time origin is the realm's first use of performance (a realm may
+  // be built ahead of its program, or restored from a snapshot).
+  var origin = null, originWall = 0;
+  function clock() {
+    var t = +webHost("now", "", "performance.now()");
+    if (origin === null) { origin = t; originWall = Date.now(); }
+    return t - origin;
+  }
   var making = true;
   class Performance extends webValue("EventTarget") {
     constructor() { if (!making) throw new TypeErrorCtor("Illegal constructor"); super(); }
-    get timeOrigin() { return originWall; }
-    now() { return +webHost("now", "", "performance.now()") - origin; }
-    toJSON() { return { timeOrigin: originWall }; }
+    get timeOrigin() { if (origin === null) clock(); return originWall; }
+    now() { return clock(); }
+    toJSON() { return { timeOrigin: this.timeOrigin }; }
   }
   webTag(Performance, "Performance");
   var p = new Performance();
