@@ -39,7 +39,7 @@ import (
 var preludeFS embed.FS
 
 // preludeModules are the shared modules, in order; end.js follows the glue.
-var preludeModules = []string{"common.js", "console.js", "globals.js", "timers.js", "tools.js", "sizes.js", "es.js"}
+var preludeModules = []string{"common.js", "console.js", "globals.js", "timers.js", "tools.js", "sizes.js", "es.js", "web.js", "intl.js"}
 
 // PreludeName is the script name of the prelude: stack frames that name it
 // are the sandbox's own and are dropped from a program's stacks.

@@ -1,7 +1,8 @@
 // glue.js (goja): the natives are Go functions, passed as
 // native = [emit(level, text), reserve(what, bytes, buffer),
 // join(arrayLike, length, separator), call(name, json) → promise,
-// tools() → the run's tool names, makeTools(traps) → the global tools], and
+// tools() → the run's tool names, makeTools(traps) → the global tools,
+// service(op, arg) → the web and Intl host functions' answer], and
 // goja's own size checks: goja has no per-runtime memory cap, and an
 // allocation the Go runtime cannot satisfy kills the whole process, so
 // every built-in that can allocate by a size the program sets is checked
@@ -11,12 +12,16 @@
 // be interrupted.
 var hostLog = native[0], reserve = native[1], joinN = native[2], hostCall = native[3], hostTools = native[4];
 var hostTimer = native[6], hostClearTimer = native[7]; // timers.js
+function hostService(op, arg) { return native[8](op, arg); }
 // A native object that calls the traps, and keeps what get returned for
 // the rest of the run: a Proxy's get trap was the largest cost of a
 // nested call on goja.
 // (A declaration, not a var: tools.js calls it before this file runs.)
 function makeTools(traps) { return native[5](traps); }
-var glueEntries = [];
+// webScript(names): build the web globals a script names before it runs
+// (engine.WebGlobals; see web.js): a goja realm is built per call, and
+// pays for every object the prelude makes.
+var glueEntries = [function webScript(names) { webInstall(names); }];
 
 var arrayValues = ArrayProto.values, valuesGuard = null;
 var ArrayBufferCtor = ArrayBuffer, isView = ArrayBuffer.isView, DataViewCtor = DataView;

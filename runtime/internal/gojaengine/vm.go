@@ -63,6 +63,11 @@ type vm struct {
 	fns [engine.EntryGlue]goja.Callable
 	cfg engine.VMConfig
 
+	// The web globals (web.go): the glue's webScript(names), and those
+	// built in this realm (engine.WebGlobals).
+	web    goja.Callable
+	webSet uint32
+
 	// The run in progress, between Begin and End.
 	run        *engine.Run
 	w          *watched          // the memory guard's record of it
@@ -144,6 +149,9 @@ func (d *driver) newVM() (*vm, error) {
 			}
 			return goja.Undefined()
 		},
+		func(c goja.FunctionCall) goja.Value { // service(op, arg): webapi
+			return rt.ToValue(engine.HostService(c.Argument(0).String(), c.Argument(1).String()))
+		},
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -154,6 +162,9 @@ func (d *driver) newVM() (*vm, error) {
 		if v.fns[k], ok = goja.AssertFunction(eo.Get(strconv.Itoa(k))); !ok {
 			return nil, fmt.Errorf("goja engine: prelude entry %d is not a function", k)
 		}
+	}
+	if v.web, ok = goja.AssertFunction(eo.Get(strconv.Itoa(engine.EntryGlue))); !ok {
+		return nil, errors.New("goja engine: the glue's webScript is not a function")
 	}
 	if err := v.gateEval(); err != nil {
 		return nil, fmt.Errorf("goja engine: gating eval: %w", err)
@@ -262,6 +273,9 @@ func (v *vm) Eval(script, name string) error {
 		if err != nil {
 			return v.vmError(err)
 		}
+	}
+	if err := v.webGlobals(script); err != nil {
+		return err
 	}
 	v.w.enterJS()
 	val, err := v.rt.RunProgram(prg)

@@ -578,6 +578,13 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 			return 0
 		}
 		return val
+	case 'S':
+		op, arg, _ := strings.Cut(payload, "\n")
+		val, err := v.inst.NewString(v.ctx, engine.HostService(op, arg))
+		if err != nil {
+			return 0
+		}
+		return val
 	case 'X':
 		if id, err := strconv.Atoi(payload); err == nil {
 			r.ClearTimer(id)

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/codemode/codemode/runtime/internal/webapi"
+)
+
+// HostService answers the prelude's web and Intl host functions (web.js,
+// intl.js): both engines' glue pass hostService(op, arg) here. The answer
+// is "=" + the result, or "!" + the error's name + "\n" + its message,
+// which the prelude throws as that JavaScript error. Go symbols never
+// reach a program: the function programs see is the prelude's.
+func HostService(op, arg string) (answer string) {
+	defer func() {
+		// A host function never takes the process down: a bug in one
+		// (or in x/text under it) is the program's Error.
+		if p := recover(); p != nil {
+			answer = "!Error\n" + op + ": internal error in a host function"
+		}
+	}()
+	s, err := webapi.Call(op, arg)
+	if err == nil {
+		return "=" + s
+	}
+	var e *webapi.Error
+	if errors.As(err, &e) {
+		return "!" + e.Name + "\n" + e.Message
+	}
+	return "!Error\n" + err.Error()
+}
+
+// webWords are the web globals of the prelude's web.js and intl.js, each
+// with the word whose presence in a script builds it on an engine that
+// builds them on demand (goja; see web.js). "locale" is the built-ins'
+// locale methods (toLocaleString, localeCompare). A program that reaches
+// one by a computed name only (globalThis["U" + "RL"]) does not get it.
+var webWords = [...]struct{ word, name string }{
+	{"URL", "URL"},
+	{"TextEncoder", "TextEncoder"},
+	{"TextDecoder", "TextDecoder"},
+	{"atob", "atob"},
+	{"btoa", "btoa"},
+	{"structuredClone", "structuredClone"},
+	{"rypto", "crypto"}, // crypto, Crypto, SubtleCrypto
+	{"erformance", "performance"},
+	{"Abort", "AbortController"},
+	{"Event", "Event"},
+	{"DOMException", "DOMException"},
+	{"Intl", "Intl"},
+	{"toLocale", "locale"},
+	{"localeCompare", "locale"},
+}
+
+// WebGlobals returns the web globals a script names that are not in
+// installed (a bit set, bit i for webWords[i]), comma-separated for the
+// prelude's webInstall, and the set with them added.
+func WebGlobals(script string, installed uint32) (string, uint32) {
+	var names []string
+	for i, w := range webWords {
+		if installed&(1<<i) == 0 && strings.Contains(script, w.word) {
+			installed |= 1 << i
+			names = append(names, w.name)
+		}
+	}
+	return strings.Join(names, ","), installed
+}
