@@ -175,6 +175,12 @@ type Options struct {
 	// PoolSize is the number of warm per-call environments. If zero, the
 	// engine's default.
 	PoolSize int
+	// MaxAbandonedRuns bounds the programs stopped at their deadline whose
+	// engine is still busy in a built-in that cannot be interrupted (goja;
+	// wazero stops any code, so its runs are rarely counted): while that
+	// many are, new programs fail at once with OVERLOADED. If zero, 2; if
+	// negative, no bound.
+	MaxAbandonedRuns int
 }
 
 // Runtime runs programs. It is safe for concurrent use; Close releases the
@@ -196,10 +202,10 @@ func New(opts Options) (*Runtime, error) {
 	var err error
 	switch opts.Engine {
 	case EngineGoja:
-		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
+		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth, MaxAbandoned: opts.MaxAbandonedRuns})
 	case "", EngineWazero:
 		rt.opts.Engine = EngineWazero
-		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
+		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth, MaxAbandoned: opts.MaxAbandonedRuns})
 	default:
 		return nil, fmt.Errorf("runtime: unknown engine %q (want one of %q)", opts.Engine, Engines())
 	}

@@ -27,11 +27,12 @@ func (c *Config) PresetOptions(log *slog.Logger) codemode.Options {
 			MaxNestingDepth:       cm.MaxNestingDepth,
 			MemoryBytes:           cm.Memory,
 		},
-		Native:          cm.Native,
-		CatalogBudget:   cm.CatalogBudget,
-		MaxEnvironments: cm.MaxEnvironments,
-		IdleTTL:         cm.IdleTTL,
-		Logger:          log,
+		Native:           cm.Native,
+		CatalogBudget:    cm.CatalogBudget,
+		MaxEnvironments:  cm.MaxEnvironments,
+		IdleTTL:          cm.IdleTTL,
+		MaxAbandonedRuns: cm.MaxAbandonedRuns,
+		Logger:           log,
 	}
 }
 

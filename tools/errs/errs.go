@@ -44,6 +44,7 @@ const (
 	CodeNestingTooDeep      Code = "NESTING_TOO_DEEP"     // a program nests brackets or operators deeper than the parser may go
 	CodeArgumentsTooLarge   Code = "ARGUMENTS_TOO_LARGE"  // a call's arguments exceed the argument budget or the upstream's frame limit
 	CodeUpstreamUnavailable Code = "UPSTREAM_UNAVAILABLE" // an upstream MCP server is down or restarting
+	CodeOverloaded          Code = "OVERLOADED"           // the process is at a capacity bound; retry later
 	CodeInternal            Code = "INTERNAL"             // a bug of ours; the message says where
 )
 
@@ -101,6 +102,7 @@ var (
 	ErrNestingTooDeep      = &Error{Code: CodeNestingTooDeep}
 	ErrArgumentsTooLarge   = &Error{Code: CodeArgumentsTooLarge}
 	ErrUpstreamUnavailable = &Error{Code: CodeUpstreamUnavailable}
+	ErrOverloaded          = &Error{Code: CodeOverloaded}
 	ErrInternal            = &Error{Code: CodeInternal}
 )
 

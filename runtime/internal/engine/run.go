@@ -200,6 +200,7 @@ func (r *Run) hardStop() {
 	}
 	if r.onWorker && !r.abandoned {
 		r.abandoned = true
+		r.env.eng.abandoned.Add(1) // until the VM's goroutine lets go (run)
 		r.stuckIn = r.inCall.Load()
 		close(r.abandonCh)
 	}
@@ -444,6 +445,9 @@ func (r *Run) run() (res Result) {
 		// VM is still its own, and End releases what the run held.
 		usable = r.vm.End(r.killedErr() != nil) && usable
 		r.env.ended(r, usable && !abandoned)
+		if abandoned {
+			r.env.eng.abandoned.Add(-1)
+		}
 		res.LeftRunning = left
 	}()
 	if err := r.vm.Begin(r); err != nil {

@@ -78,6 +78,11 @@ type Options struct {
 	MaxStackDepth int
 	// Grace overrides engine.Grace (tests).
 	Grace time.Duration
+	// MaxAbandoned bounds the runs stopped at their deadline whose VM is
+	// still busy in a built-in that cannot be interrupted; while that many
+	// are, new programs are refused with OVERLOADED. If zero,
+	// engine.DefaultMaxAbandoned (2); if negative, no bound.
+	MaxAbandoned int
 	// MemorySampleInterval is how often the memory guard samples the heap
 	// while programs run. If zero, 2ms. The guard goroutine sleeps when no
 	// program runs.
@@ -117,6 +122,7 @@ func New(opts Options) (engine.Engine, error) {
 		MemoryLimit:   d.opts.MemoryLimit,
 		MaxStackDepth: d.opts.MaxStackDepth,
 		Grace:         d.opts.Grace,
+		MaxAbandoned:  d.opts.MaxAbandoned,
 	}, d), nil
 }
 
