@@ -54,12 +54,24 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 )
+
+// RegexpMatchTimeout bounds one regular-expression match that goja hands
+// to regexp2 (patterns with lookaround or backreferences; the others run
+// on Go's regexp, in linear time). regexp2 backtracks inside one native
+// call that Runtime.Interrupt cannot stop, so without it a pattern could
+// keep a core busy for minutes after its run's deadline. A match past it
+// throws a RangeError (the in-tree goja patch, runtime/internal/goja's
+// PATCHES.md) instead of reporting no match.
+const RegexpMatchTimeout = time.Second
+
+func init() { regexp2.DefaultMatchTimeout = RegexpMatchTimeout }
 
 // Options configures the engine. A zero Options means the defaults.
 type Options struct {
