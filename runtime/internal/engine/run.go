@@ -81,12 +81,15 @@ type Run struct {
 	killed    *errs.Error
 	finished  bool // the VM goroutine is done with the run: kills are ignored
 	abandoned bool
-	stuckIn   *string
-	killCh    chan struct{}
-	abandonCh chan struct{}
-	hard      *time.Timer
-	inCall    atomic.Pointer[string] // the tool called inline right now
-	running   atomic.Int32           // calls inside Job.Call right now
+	// countedAbandoned: abandoned inside a built-in, and so counted in
+	// Base.abandoned (see Capabilities.MaxAbandoned).
+	countedAbandoned bool
+	stuckIn          *string
+	killCh           chan struct{}
+	abandonCh        chan struct{}
+	hard             *time.Timer
+	inCall           atomic.Pointer[string] // the tool called inline right now
+	running          atomic.Int32           // calls inside Job.Call right now
 }
 
 func newRun(en *env, ctx context.Context, job *Job, onWorker bool) *Run {
@@ -200,8 +203,14 @@ func (r *Run) hardStop() {
 	}
 	if r.onWorker && !r.abandoned {
 		r.abandoned = true
-		r.env.eng.abandoned.Add(1) // until the VM's goroutine lets go (run)
 		r.stuckIn = r.inCall.Load()
+		// A VM stuck in a built-in keeps a core busy: it counts against
+		// Capabilities.MaxAbandoned until its goroutine lets go (run). One
+		// waiting for a tool that ignores cancellation burns nothing.
+		r.countedAbandoned = r.stuckIn == nil
+		if r.countedAbandoned {
+			r.env.eng.abandoned.Add(1)
+		}
 		close(r.abandonCh)
 	}
 	r.killMu.Unlock()
@@ -436,7 +445,7 @@ func (r *Run) run() (res Result) {
 		}
 		r.killMu.Lock()
 		r.finished = true
-		abandoned := r.abandoned
+		abandoned, counted := r.abandoned, r.countedAbandoned
 		if r.hard != nil {
 			r.hard.Stop()
 		}
@@ -445,7 +454,7 @@ func (r *Run) run() (res Result) {
 		// VM is still its own, and End releases what the run held.
 		usable = r.vm.End(r.killedErr() != nil) && usable
 		r.env.ended(r, usable && !abandoned)
-		if abandoned {
+		if counted {
 			r.env.eng.abandoned.Add(-1)
 		}
 		res.LeftRunning = left

@@ -221,6 +221,7 @@ var valuesF = AP.values; AP.values = function values() { return guarded(valuesF,
 var entriesF = AP.entries; AP.entries = function entries() { return guarded(entriesF, "entries", this, arguments, true); };
 var toSplicedF = AP.toSpliced; AP.toSpliced = function toSpliced() { return guarded(toSplicedF, "toSpliced", this, arguments, false); };
 var withF = AP.with; AP.with = { with() { return guarded(withF, "with", this, arguments, false); } }.with;
+[AP.map, AP.sort, AP.toReversed, AP.keys, AP.values, AP.entries, AP.toSpliced, AP.with].forEach(hide);
 valuesGuard = AP.values;
 AP[SymIter] = valuesGuard;
 install(ArrayCtor, {

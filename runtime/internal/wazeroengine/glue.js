@@ -74,6 +74,22 @@ install(ArrayCtor, {
   }
 }.from);
 
+// QuickJS-ng calls Error.prepareStackTrace(error, callSites) as V8 does,
+// and a call site's getFunction() and getThis() would hand a program the
+// functions and objects of the frames below it: the prelude's own (the
+// traps behind tools, the size checks). They answer undefined, as V8's do
+// for strict code, and cannot be redefined.
+(function () {
+  var sites = null, prev = ErrorCtor.prepareStackTrace;
+  ErrorCtor.prepareStackTrace = function (e, s) { sites = s; return ""; };
+  try { void new ErrorCtor("probe").stack; } finally { ErrorCtor.prepareStackTrace = prev; }
+  if (sites === null || !sites.length) return;
+  var proto = getProto(sites[0]);
+  ["getFunction", "getThis"].forEach(function (n) {
+    defineProperty(proto, n, { value: hide({ [n]() { return undefined; } }[n]), writable: false, configurable: false, enumerable: false });
+  });
+})();
+
 // The realm is complete (the rest only defines functions): what
 // globals() leaves out. (goja skips this: it would build every lazily
 // created built-in, and a goja realm has no enumerable globals.)

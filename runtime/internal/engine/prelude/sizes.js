@@ -53,13 +53,13 @@ function isGenuineArray(v) {
 }
 var proxyRevocable = ProxyCtor.revocable;
 defineProperty(ProxyCtor, "revocable", {
-  value: {
+  value: hide({
     revocable(target, handler) {
       var r = ReflectApply(proxyRevocable, ProxyCtor, [target, handler]);
       noteProxy(r.proxy);
       return r;
     }
-  }.revocable,
+  }.revocable),
   writable: true, configurable: true, enumerable: false
 });
 defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
