@@ -164,6 +164,10 @@ install(ArrayProto, {
       // Native, with the budget checked before the result is built:
       // each element is read and converted once.
       return joinN(O, len, sep);
+    } catch (e) {
+      // The native's refusal (vm.reserve's wording) is a size check's.
+      if (e instanceof RangeErrorCtor && /^join\(\) (would need|: the program)/.test(errorMessage(e))) refuse(errorMessage(e));
+      throw e;
     } finally {
       joining.length = depth;
     }

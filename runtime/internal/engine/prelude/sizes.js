@@ -11,9 +11,21 @@
 // program never sees), never the original.
 var MAX_LENGTH = 9007199254740991;
 
+//
+// A refusal is a RangeError the program may catch; uncaught, it ends the
+// run as MEMORY_LIMIT (describe), as the engine's own cap would: one cause,
+// one code, on every engine.
+var budgetErrors = null; // the refusals (WeakSet, made on first use)
 function tooBig(what, bytes, buffer) {
   var msg = reserve(what, bytes, buffer === true);
-  if (msg) throw new RangeErrorCtor(msg);
+  if (msg) refuse(msg);
+}
+// refuse throws a size check's refusal.
+function refuse(msg) {
+  var e = new RangeErrorCtor(msg);
+  if (budgetErrors === null) budgetErrors = new WeakSetCtor();
+  ReflectApply(weakAdd, budgetErrors, [e]);
+  throw e;
 }
 // toStr is ToString; a string is returned as is (a template literal
 // would copy it).

@@ -124,6 +124,8 @@ function describe(e) {
       if (host !== undefined) {
         d.code = host.code;
         if (host.info !== undefined) d.info = host.info;
+      } else if (budgetErrors !== null && ReflectApply(weakHas, budgetErrors, [e])) {
+        d.code = "MEMORY_LIMIT"; // a size check's refusal (sizes.js)
       }
     } else {
       try { d.message = jsonStringify(e); } catch (x) {}
