@@ -376,6 +376,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Log:         rec.log,
 
 		MaxConcurrentCalls: limits.MaxConcurrentSubcalls,
+		MaxCalls:           limits.MaxSubcalls,
 	})
 	clk.stop()
 	rec.end()

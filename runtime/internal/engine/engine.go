@@ -111,6 +111,13 @@ type Job struct {
 	// MaxConcurrentCalls bounds the nested calls in flight at once; more
 	// wait in order. If zero, DefaultMaxConcurrentCalls.
 	MaxConcurrentCalls int
+	// MaxCalls, if positive, bounds the nested calls of the run: every
+	// call past it is rejected with SUBCALL_LIMIT as it is made, never
+	// queued (a program may catch that), and a program that makes
+	// MaxCalls more after that is stopped with SUBCALL_LIMIT: one that
+	// makes 100,000 calls at once fails at call 2·MaxCalls+1, at once,
+	// instead of after the first MaxCalls have run.
+	MaxCalls int
 }
 
 // Result is the outcome of a Run.

@@ -21,6 +21,7 @@
 package enginetest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -301,6 +302,7 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 			}
 		},
 		Deadline: time.Now().Add(opts.Timeout),
+		MaxCalls: int(cmp.Or(ft.Limit, 1000)), // as the runtime sets it
 	}
 	ft.logsSeen = func() []string {
 		mu.Lock()
