@@ -114,9 +114,9 @@ type Job struct {
 	// MaxCalls, if positive, bounds the nested calls of the run: every
 	// call past it is rejected with SUBCALL_LIMIT as it is made, never
 	// queued (a program may catch that), and a program that makes
-	// MaxCalls more after that is stopped with SUBCALL_LIMIT: one that
-	// makes 100,000 calls at once fails at call 2·MaxCalls+1, at once,
-	// instead of after the first MaxCalls have run.
+	// max(MaxCalls, 1000) more after that is stopped with SUBCALL_LIMIT:
+	// one that makes 100,000 calls at once fails at call 2,001 (the
+	// default 1,000), at once, instead of after the first 1,000 have run.
 	MaxCalls int
 }
 

@@ -135,11 +135,11 @@ func (r *Run) Call(name string, args json.RawMessage, line int) int {
 	if m := r.job.MaxCalls; m > 0 && c.id > m {
 		// The runtime's wording (its recorder makes the same check). The
 		// rejection is catchable; a program that goes on calling as many
-		// times again after it is stopped with the same code.
+		// times again (at least 1,000) is stopped with the same code.
 		c.err = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", m, c.id, name)
 		r.ready = append(r.ready, c)
-		if c.id > 2*m {
-			r.Kill(errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run, and the program made %d more after they were refused; it was stopped at call %d (%s)", m, m, c.id, name))
+		if more := max(m, 1000); c.id > m+more {
+			r.Kill(errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run, and the program made %d more after they were refused; it was stopped at call %d (%s)", m, more, c.id, name))
 		}
 		return c.id
 	}
