@@ -244,6 +244,9 @@ func (r *Runtime) bigint_asIntN(call FunctionCall) Value {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
 	bigint := toBigInt(call.Argument(1))
+	if b := (*big.Int)(bigint); b.BitLen() < bits { // codemode patch: bigint_size.go
+		return bigint // fits in bits signed bits as it is
+	}
 
 	twoToBits := new(big.Int).Lsh(big.NewInt(1), uint(bits))
 	mod := new(big.Int).Mod((*big.Int)(bigint), twoToBits)
@@ -263,6 +266,10 @@ func (r *Runtime) bigint_asUintN(call FunctionCall) Value {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
 	bigint := (*big.Int)(toBigInt(call.Argument(1)))
+	if bigint.Sign() >= 0 && bigint.BitLen() <= bits { // codemode patch: bigint_size.go
+		return (*valueBigInt)(bigint) // already below 2^bits
+	}
+	r.checkBigIntBits(float64(bits)) // codemode patch: bigint_size.go
 	ret := new(big.Int).Mod(bigint, new(big.Int).Lsh(big.NewInt(1), uint(bits)))
 	return (*valueBigInt)(ret)
 }

@@ -1384,6 +1384,7 @@ func (_mul) exec(vm *vm) {
 		}
 	case *valueBigInt:
 		if right, ok := right.(*valueBigInt); ok {
+			vm.r.checkBigIntMul((*big.Int)(left), (*big.Int)(right)) // codemode patch: bigint_size.go
 			result = (*valueBigInt)(new(big.Int).Mul((*big.Int)(left), (*big.Int)(right)))
 			goto end
 		}
@@ -1416,6 +1417,7 @@ func (_exp) exec(vm *vm) {
 			if (*big.Int)(y).Cmp(big.NewInt(0)) < 0 {
 				panic(vm.r.newError(vm.r.getRangeError(), "exponent must be positive"))
 			}
+			vm.r.checkBigIntExp((*big.Int)(x), (*big.Int)(y)) // codemode patch: bigint_size.go
 			result = (*valueBigInt)(new(big.Int).Exp((*big.Int)(x), (*big.Int)(y), nil))
 			goto end
 		}
@@ -1751,6 +1753,9 @@ func (_sal) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
+			if (*big.Int)(right).Sign() >= 0 {
+				vm.r.checkBigIntShift((*big.Int)(left), (*big.Int)(right)) // codemode patch: bigint_size.go
+			}
 			n := uint((*big.Int)(right).Uint64())
 			if (*big.Int)(right).Sign() < 0 {
 				result = (*valueBigInt)(new(big.Int).Rsh((*big.Int)(left), n))
@@ -1782,6 +1787,9 @@ func (_sar) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
+			if (*big.Int)(right).Sign() < 0 {
+				vm.r.checkBigIntShift((*big.Int)(left), (*big.Int)(right)) // codemode patch: bigint_size.go
+			}
 			n := uint((*big.Int)(right).Uint64())
 			if (*big.Int)(right).Sign() < 0 {
 				result = (*valueBigInt)(new(big.Int).Lsh((*big.Int)(left), n))
