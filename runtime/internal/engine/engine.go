@@ -131,4 +131,7 @@ type Result struct {
 	// returned: cancelled, they did not return within the grace period
 	// (a tool body that ignores cancellation).
 	LeftRunning int
+	// Abandoned is true when the VM did not stop within the grace period
+	// and Run gave it up (see [Grace]): it may still be running.
+	Abandoned bool
 }

@@ -238,7 +238,7 @@ func (r *Run) abandonedResult() Result {
 	} else {
 		err.Message += " (the program was stuck in a built-in call; its environment was discarded)"
 	}
-	return Result{Err: &err, LeftRunning: int(r.running.Load())}
+	return Result{Err: &err, LeftRunning: int(r.running.Load()), Abandoned: true}
 }
 
 // startHeld starts the held call, if any, on a goroutine of its own,

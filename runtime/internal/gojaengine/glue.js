@@ -166,7 +166,7 @@ install(ArrayProto, {
       return joinN(O, len, sep);
     } catch (e) {
       // The native's refusal (vm.reserve's wording) is a size check's.
-      if (e instanceof RangeErrorCtor && /^join\(\) (would need|: the program)/.test(errorMessage(e))) refuse(errorMessage(e));
+      if (e instanceof RangeErrorCtor && /^join\(\) (would need|: the program)/.test(errorMessage(e))) refuseSize(errorMessage(e));
       throw e;
     } finally {
       joining.length = depth;

@@ -92,7 +92,7 @@ function lengthTrap(t, args, nt) {
   } catch (e) {
     // An array-like's length (never negative) QuickJS cannot address.
     if (isObject(a) && e instanceof RangeErrorCtor && errorMessage(e) === "invalid array buffer length") {
-      refuse(what + " would need more than the program's memory budget of " + Math.round(memLimit / 1048576) + " MiB");
+      refuseSize(what + " would need more than the program's memory budget of " + Math.round(memLimit / 1048576) + " MiB");
     }
     throw e;
   }

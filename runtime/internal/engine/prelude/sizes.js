@@ -18,10 +18,10 @@ var MAX_LENGTH = 9007199254740991;
 var budgetErrors = null; // the refusals (WeakSet, made on first use)
 function tooBig(what, bytes, buffer) {
   var msg = reserve(what, bytes, buffer === true);
-  if (msg) refuse(msg);
+  if (msg) refuseSize(msg);
 }
-// refuse throws a size check's refusal.
-function refuse(msg) {
+// refuseSize throws a size check's refusal.
+function refuseSize(msg) {
   var e = new RangeErrorCtor(msg);
   if (budgetErrors === null) budgetErrors = new WeakSetCtor();
   ReflectApply(weakAdd, budgetErrors, [e]);

@@ -90,7 +90,9 @@ var toolsTraps = {
   },
   set: refuse,
   defineProperty: refuse,
-  deleteProperty: refuse
+  deleteProperty: refuse,
+  setPrototypeOf: refuse,
+  preventExtensions: refuse
 };
 function refuse() { return false; }
 // Read-only and non-configurable: a program can neither replace nor
@@ -133,6 +135,12 @@ function describe(e) {
       d.thrown = typeof e;
     }
   } catch (x) {
+    // A getter or trap of the thrown value that recursed too deep is
+    // STACK_OVERFLOW on every engine (goja's overflow cannot be caught).
+    var xm = errorMessage(x);
+    if (/call stack size exceeded|stack overflow/i.test(xm)) {
+      return jsonStringify({ error: true, name: "RangeError", message: "Maximum call stack size exceeded while the thrown value was read: " + xm, stack: "" });
+    }
     d.message = d.message || "an exception that could not be described";
   }
   return jsonStringify(d);
