@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/dop251/goja/parser"
-	"github.com/dop251/goja/unistring"
+	"github.com/codemode/codemode/runtime/internal/goja/parser"
+	"github.com/codemode/codemode/runtime/internal/goja/unistring"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
 )

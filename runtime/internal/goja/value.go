@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/dop251/goja/ftoa"
-	"github.com/dop251/goja/unistring"
+	"github.com/codemode/codemode/runtime/internal/goja/ftoa"
+	"github.com/codemode/codemode/runtime/internal/goja/unistring"
 )
 
 var (

@@ -55,8 +55,8 @@ import (
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/parser"
+	"github.com/codemode/codemode/runtime/internal/goja"
+	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
