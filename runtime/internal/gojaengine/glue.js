@@ -147,6 +147,25 @@ guardCtor("ArrayBuffer", 1);
  ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
  ["BigInt64Array", 8], ["BigUint64Array", 8]].forEach(function (p) { guardCtor(p[0], p[1]); });
 
+// String.prototype.concat builds its whole result in one Go call: the
+// parts are converted once, here, and their total checked first (a concat
+// of many big strings used to succeed far past the budget). Only goja's:
+// QuickJS compiles template literals to concat calls, and its memory cap
+// is hard.
+var concatF = String.prototype.concat;
+install(String.prototype, {
+  concat() {
+    if (this === null || this === undefined) return ReflectApply(concatF, this, arguments);
+    var s = toStr(this), parts = snapshot(), n = s.length;
+    for (var i = 0; i < arguments.length; i++) {
+      parts[i] = toStr(arguments[i]);
+      n += parts[i].length;
+    }
+    tooBig("concat()", n * 2);
+    return ReflectApply(concatF, s, parts);
+  }
+}.concat);
+
 // join reads each element once and converts it once, natively, with the
 // budget checked before the result is built (goja's own join writes as it
 // reads, inside one call the heap watchdog cannot interrupt).
