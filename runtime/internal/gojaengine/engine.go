@@ -55,11 +55,11 @@ import (
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
-	"github.com/codemode/codemode/runtime/internal/goja"
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/goja"
+	"github.com/codemode/codemode/runtime/internal/goja/parser"
 )
 
 // RegexpMatchTimeout bounds one regular-expression match that goja hands

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/codemode/codemode/runtime/internal/goja"
-
 	"github.com/codemode/codemode/runtime/internal/jsparse"
 )
 

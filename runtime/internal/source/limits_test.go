@@ -9,7 +9,6 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/goja/ast"
 	"github.com/codemode/codemode/runtime/internal/goja/parser"
-
 	"github.com/codemode/codemode/tools/errs"
 )
 

@@ -7,7 +7,6 @@ import (
 	"github.com/codemode/codemode/runtime/internal/goja/ast"
 	"github.com/codemode/codemode/runtime/internal/goja/file"
 	"github.com/codemode/codemode/runtime/internal/goja/token"
-
 	"github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/codemode/codemode/tools/errs"
 )

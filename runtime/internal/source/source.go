@@ -78,13 +78,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/codemode/codemode/runtime/internal/goja/ast"
-	"github.com/codemode/codemode/runtime/internal/goja/file"
-	"github.com/codemode/codemode/runtime/internal/goja/token"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/codemode/codemode/runtime/internal/goja/ast"
+	"github.com/codemode/codemode/runtime/internal/goja/file"
+	"github.com/codemode/codemode/runtime/internal/goja/token"
 	"github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/codemode/codemode/tools/errs"
 )

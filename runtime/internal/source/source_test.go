@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/codemode/codemode/runtime/internal/goja/parser"
-
 	"github.com/codemode/codemode/tools/errs"
 )
 
