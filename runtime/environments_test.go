@@ -68,7 +68,7 @@ func run(t *testing.T, es *Environments, o Owner) int {
 }
 
 func TestRetention(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, regexpClock)
 	rt, eng := newCounting(t)
 	host := scope.NewHost("h")
 	preset := host.Child(scope.KindPreset, "p")
@@ -171,7 +171,7 @@ func TestLRUEvictionAndIdleExpiry(t *testing.T) {
 }
 
 func TestEnvironmentsHammer(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, regexpClock)
 	rt, eng := newCounting(t)
 	host := scope.NewHost("h")
 	plugin := host.Child(scope.KindPlugin, "codemode")
@@ -260,3 +260,8 @@ func TestResetCause(t *testing.T) {
 		plugin.Dispose()
 	})
 }
+
+// regexpClock is regexp2's clock goroutine, which goja's regular
+// expressions start (gojaengine sets a match timeout) and which ends by
+// itself about two seconds after the last match.
+var regexpClock = goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock")
