@@ -82,6 +82,9 @@ type Options struct {
 	// runtime.EnvOptions). Zero means the runtime's defaults.
 	MaxEnvironments int
 	IdleTTL         time.Duration
+	// MaxAbandonedRuns is runtime.Options.MaxAbandonedRuns (used when
+	// Runtime is nil).
+	MaxAbandonedRuns int
 	// Logger receives the plugin's warnings. If nil, nothing is logged.
 	Logger *slog.Logger
 	// Observers watch every program code_run runs (telemetry, the run
@@ -146,7 +149,7 @@ func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, err
 	}
 	p.rt = opts.Runtime
 	if p.rt == nil {
-		rt, err := runtime.New(runtime.Options{Engine: opts.Engine, Limits: opts.Limits, Logger: opts.Logger, Governor: opts.Governor})
+		rt, err := runtime.New(runtime.Options{Engine: opts.Engine, Limits: opts.Limits, Logger: opts.Logger, Governor: opts.Governor, MaxAbandonedRuns: opts.MaxAbandonedRuns})
 		if err != nil {
 			return fail(fmt.Errorf("codemode: %w", err))
 		}

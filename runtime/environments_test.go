@@ -92,7 +92,7 @@ func run(t *testing.T, es *Environments, o Owner) int {
 }
 
 func TestRetention(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, regexpClock)
 	rt, eng := newCounting(t)
 	host := scope.NewHost("h")
 	preset := host.Child(scope.KindPreset, "p")
@@ -195,7 +195,7 @@ func TestLRUEvictionAndIdleExpiry(t *testing.T) {
 }
 
 func TestEnvironmentsHammer(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, regexpClock)
 	rt, eng := newCounting(t)
 	host := scope.NewHost("h")
 	plugin := host.Child(scope.KindPlugin, "codemode")
@@ -320,3 +320,8 @@ func TestQueuedRunAfterABrokenOne(t *testing.T) {
 		t.Errorf("queued run: Reset %v cause %q, want a reset with cause %q", out.Reset, out.ResetCause, ResetTimeout)
 	}
 }
+
+// regexpClock is regexp2's clock goroutine, which goja's regular
+// expressions start (gojaengine sets a match timeout) and which ends by
+// itself about two seconds after the last match.
+var regexpClock = goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock")

@@ -191,6 +191,12 @@ type Options struct {
 	// NoGovernor runs without any process-wide bound (tests and
 	// benchmarks that measure the engine alone).
 	NoGovernor bool
+	// MaxAbandonedRuns bounds the programs stopped at their deadline whose
+	// engine is still busy in a built-in that cannot be interrupted (goja;
+	// wazero stops any code, so its runs are rarely counted): while that
+	// many are, new programs fail at once with OVERLOADED. If zero, 2; if
+	// negative, no bound.
+	MaxAbandonedRuns int
 }
 
 // Runtime runs programs. It is safe for concurrent use; Close releases the
@@ -216,10 +222,10 @@ func New(opts Options) (*Runtime, error) {
 	var err error
 	switch opts.Engine {
 	case EngineGoja:
-		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
+		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth, MaxAbandoned: opts.MaxAbandonedRuns})
 	case "", EngineWazero:
 		rt.opts.Engine = EngineWazero
-		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth})
+		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth, MaxAbandoned: opts.MaxAbandonedRuns})
 	default:
 		return nil, fmt.Errorf("runtime: unknown engine %q (want one of %q)", opts.Engine, Engines())
 	}
@@ -409,6 +415,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Log:         rec.log,
 
 		MaxConcurrentCalls: limits.MaxConcurrentSubcalls,
+		MaxCalls:           limits.MaxSubcalls,
 	})
 	clk.stop()
 	rec.end()

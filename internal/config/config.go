@@ -160,6 +160,9 @@ type CodeMode struct {
 	CatalogBudget   int // size budget of the tool catalog in the Code Mode section
 	MaxEnvironments int // persistent environments kept at once
 	IdleTTL         time.Duration
+	// MaxAbandonedRuns bounds programs stopped at their deadline whose
+	// engine is still busy in a built-in (runtime.Options.MaxAbandonedRuns).
+	MaxAbandonedRuns int
 
 	// Listen is the host:port of the streamable-HTTP front; "" means stdio.
 	Listen string

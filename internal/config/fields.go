@@ -183,6 +183,8 @@ var codeModeFields = []field[CodeMode]{
 	{key: "catalogBudget", kind: kCount, at: func(c *CodeMode) any { return &c.CatalogBudget }, help: "the tool catalog in code_run's description, in o200k_base tokens: tools keep their one-line signatures while they fit, the rest are listed by name or counted (default 3000)"},
 	{key: "maxEnvironments", kind: kCount, at: func(c *CodeMode) any { return &c.MaxEnvironments }, help: "persistent environments kept at once (least recently used released first)"},
 	{key: "idleTTL", kind: kDuration, at: func(c *CodeMode) any { return &c.IdleTTL }, help: "a persistent environment idle this long is released"},
+	{key: "maxAbandonedRuns", kind: kCount, at: func(c *CodeMode) any { return &c.MaxAbandonedRuns },
+		help: "programs stopped at their deadline while a built-in that cannot be interrupted still runs (goja): at this many at once, new programs fail with OVERLOADED until one finishes (default 2)"},
 	{key: "listen", kind: kString, empty: "(leave the key out to serve stdio)", at: func(c *CodeMode) any { return &c.Listen }, help: "host:port of the streamable-HTTP front (default: stdio)"},
 	{key: "trustedHosts", kind: kStrings, at: func(c *CodeMode) any { return &c.TrustedHosts }, help: "extra canonical host[:port] values the HTTP front accepts in Host"},
 	{key: "bearerToken", kind: kString, at: func(c *CodeMode) any { return &c.BearerToken }, help: "the token the HTTP front requires"},

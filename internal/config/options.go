@@ -27,12 +27,13 @@ func (c *Config) PresetOptions(log *slog.Logger) codemode.Options {
 			MaxNestingDepth:       cm.MaxNestingDepth,
 			MemoryBytes:           cm.Memory,
 		},
-		Governor:        runtime.NewGovernor(cm.MaxTotalMemoryBytes),
-		Native:          cm.Native,
-		CatalogBudget:   cm.CatalogBudget,
-		MaxEnvironments: cm.MaxEnvironments,
-		IdleTTL:         cm.IdleTTL,
-		Logger:          log,
+		Governor:         runtime.NewGovernor(cm.MaxTotalMemoryBytes),
+		Native:           cm.Native,
+		CatalogBudget:    cm.CatalogBudget,
+		MaxEnvironments:  cm.MaxEnvironments,
+		IdleTTL:          cm.IdleTTL,
+		MaxAbandonedRuns: cm.MaxAbandonedRuns,
+		Logger:           log,
 	}
 }
 

@@ -44,7 +44,7 @@ const (
 	CodeNestingTooDeep      Code = "NESTING_TOO_DEEP"     // a program nests brackets or operators deeper than the parser may go
 	CodeArgumentsTooLarge   Code = "ARGUMENTS_TOO_LARGE"  // a call's arguments exceed the argument budget or the upstream's frame limit
 	CodeUpstreamUnavailable Code = "UPSTREAM_UNAVAILABLE" // an upstream MCP server is down or restarting
-	CodeOverloaded          Code = "OVERLOADED"           // the process is at its memory budget; retry later
+	CodeOverloaded          Code = "OVERLOADED"           // the process is at a capacity bound (memory budget, stuck runs); retry later
 	CodeInternal            Code = "INTERNAL"             // a bug of ours; the message says where
 )
 

@@ -127,6 +127,13 @@ type Job struct {
 	// MaxTimers bounds the timers pending at once (setTimeout,
 	// setInterval); past it setTimeout throws. If zero, DefaultMaxTimers.
 	MaxTimers int
+	// MaxCalls, if positive, bounds the nested calls of the run: every
+	// call past it is rejected with SUBCALL_LIMIT as it is made, never
+	// queued (a program may catch that), and a program that makes
+	// max(MaxCalls, 1000) more after that is stopped with SUBCALL_LIMIT:
+	// one that makes 100,000 calls at once fails at call 2,001 (the
+	// default 1,000), at once, instead of after the first 1,000 have run.
+	MaxCalls int
 }
 
 // Result is the outcome of a Run.
@@ -140,4 +147,7 @@ type Result struct {
 	// returned: cancelled, they did not return within the grace period
 	// (a tool body that ignores cancellation).
 	LeftRunning int
+	// Abandoned is true when the VM did not stop within the grace period
+	// and Run gave it up (see [Grace]): it may still be running.
+	Abandoned bool
 }

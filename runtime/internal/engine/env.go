@@ -46,6 +46,10 @@ func (en *env) Run(ctx context.Context, job *Job) Result {
 		en.mu.Unlock()
 		return errResult(errs.CodeInternal, "%s engine: the environment is not usable (closed, discarded after a failure, or per-call and already used)", en.eng.caps.Name)
 	}
+	if err := en.eng.overloaded(); err != nil {
+		en.mu.Unlock()
+		return Result{Err: err}
+	}
 	if !en.cfg.Persistent {
 		en.unusable = true // one program per per-call environment
 	}

@@ -72,6 +72,10 @@ func (r *Run) thrown(t *Thrown, compile bool) *errs.Error {
 	case (t.Name == "RangeError" || t.Name == "InternalError") &&
 		(strings.Contains(t.Message, "call stack size exceeded") || strings.Contains(t.Message, "stack overflow")):
 		code = errs.CodeStackOverflow
+	case t.Name == "InternalError" && t.Message == "string too long":
+		// QuickJS's longest string (2^30 - 1 characters): a string bomb,
+		// which goja's memory guard ends as MEMORY_LIMIT.
+		code = errs.CodeMemoryLimit
 	}
 	if len(info) == 0 {
 		info = nil

@@ -45,6 +45,30 @@ type Base struct {
 	Filled chan<- struct{}
 	// Busy is true while the filler works (tests).
 	Busy atomic.Bool
+
+	// abandoned counts runs abandoned at their hard stop whose goroutine
+	// still drives their VM (see Capabilities.MaxAbandoned).
+	abandoned atomic.Int64
+}
+
+// Abandoned reports how many abandoned runs still keep their VM busy.
+func (b *Base) Abandoned() int { return int(b.abandoned.Load()) }
+
+// overloaded returns the OVERLOADED error while the abandoned runs are at
+// their bound, or nil.
+func (b *Base) overloaded() *errs.Error {
+	limit := b.caps.MaxAbandoned
+	if limit == 0 {
+		limit = DefaultMaxAbandoned
+	}
+	if limit < 0 {
+		return nil
+	}
+	n := b.abandoned.Load()
+	if n < int64(limit) {
+		return nil
+	}
+	return errs.Errorf(errs.CodeOverloaded, "the %s engine is busy: %d earlier programs stopped at their deadline are still finishing a built-in call that cannot be interrupted (the bound is %d at once); retry in a few seconds", b.caps.Name, n, limit)
 }
 
 var _ Engine = (*Base)(nil)

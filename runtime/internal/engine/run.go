@@ -83,12 +83,15 @@ type Run struct {
 	killed    *errs.Error
 	finished  bool // the VM goroutine is done with the run: kills are ignored
 	abandoned bool
-	stuckIn   *string
-	killCh    chan struct{}
-	abandonCh chan struct{}
-	hard      *time.Timer
-	inCall    atomic.Pointer[string] // the tool called inline right now
-	running   atomic.Int32           // calls inside Job.Call right now
+	// countedAbandoned: abandoned inside a built-in, and so counted in
+	// Base.abandoned (see Capabilities.MaxAbandoned).
+	countedAbandoned bool
+	stuckIn          *string
+	killCh           chan struct{}
+	abandonCh        chan struct{}
+	hard             *time.Timer
+	inCall           atomic.Pointer[string] // the tool called inline right now
+	running          atomic.Int32           // calls inside Job.Call right now
 }
 
 func newRun(en *env, ctx context.Context, job *Job, onWorker bool) *Run {
@@ -193,6 +196,17 @@ func (r *Run) Call(name string, args json.RawMessage, line int) int {
 		r.ready = append(r.ready, c)
 		return c.id
 	}
+	if m := r.job.MaxCalls; m > 0 && c.id > m {
+		// The runtime's wording (its recorder makes the same check). The
+		// rejection is catchable; a program that goes on calling as many
+		// times again (at least 1,000) is stopped with the same code.
+		c.err = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", m, c.id, name)
+		r.ready = append(r.ready, c)
+		if more := max(m, 1000); c.id > m+more {
+			r.Kill(errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run, and the program made %d more after they were refused; it was stopped at call %d (%s)", m, more, c.id, name))
+		}
+		return c.id
+	}
 	if r.inline && r.held == nil && r.inflight == 0 && r.head == len(r.queue) {
 		r.held = c
 		return c.id
@@ -270,6 +284,13 @@ func (r *Run) hardStop() {
 	if r.onWorker && !r.abandoned {
 		r.abandoned = true
 		r.stuckIn = r.inCall.Load()
+		// A VM stuck in a built-in keeps a core busy: it counts against
+		// Capabilities.MaxAbandoned until its goroutine lets go (run). One
+		// waiting for a tool that ignores cancellation burns nothing.
+		r.countedAbandoned = r.stuckIn == nil
+		if r.countedAbandoned {
+			r.env.eng.abandoned.Add(1)
+		}
 		close(r.abandonCh)
 	}
 	r.killMu.Unlock()
@@ -286,7 +307,7 @@ func (r *Run) abandonedResult() Result {
 	} else {
 		err.Message += " (the program was stuck in a built-in call; its environment was discarded)"
 	}
-	return Result{Err: &err, LeftRunning: int(r.running.Load())}
+	return Result{Err: &err, LeftRunning: int(r.running.Load()), Abandoned: true}
 }
 
 // startHeld starts the held call, if any, on a goroutine of its own,
@@ -528,7 +549,7 @@ func (r *Run) run() (res Result) {
 		}
 		r.killMu.Lock()
 		r.finished = true
-		abandoned := r.abandoned
+		abandoned, counted := r.abandoned, r.countedAbandoned
 		if r.hard != nil {
 			r.hard.Stop()
 		}
@@ -537,6 +558,9 @@ func (r *Run) run() (res Result) {
 		// VM is still its own, and End releases what the run held.
 		usable = r.vm.End(r.killedErr() != nil) && usable
 		r.env.ended(r, usable && !abandoned)
+		if counted {
+			r.env.eng.abandoned.Add(-1)
+		}
 		res.LeftRunning = left
 	}()
 	if err := r.vm.Begin(r); err != nil {

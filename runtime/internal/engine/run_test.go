@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -217,5 +218,51 @@ func TestReleasedAndRetained(t *testing.T) {
 	env.Close()
 	if n := released.Load(); n != 1 {
 		t.Fatalf("Released called %d times after Close, want 1", n)
+	}
+}
+
+// At most Capabilities.MaxAbandoned abandoned runs may keep their VM busy:
+// past it a run is refused at once with OVERLOADED, and once one of them
+// comes back runs are accepted again.
+func TestAbandonedBound(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) }) // after the engine closes (cleanups run last first)
+	block := make(chan struct{})
+	var mu sync.Mutex
+	var vms []*fakeVM
+	b := newFake(t, Capabilities{Grace: time.Millisecond, MaxAbandoned: 1}, func() *fakeVM {
+		mu.Lock()
+		defer mu.Unlock()
+		v := &fakeVM{block: block}
+		if len(vms) > 0 {
+			v = &fakeVM{} // the later programs end at once
+		}
+		vms = append(vms, v)
+		return v
+	})
+	run := func() Result {
+		env, err := b.NewEnv(context.Background(), EnvOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		// tools in the script: the run goes to a worker, so it can be abandoned.
+		return env.Run(context.Background(), &Job{Script: "tools", Deadline: time.Now().Add(time.Millisecond)})
+	}
+	if res := run(); res.Err == nil || res.Err.Code != errs.CodeTimeout {
+		t.Fatalf("the stuck run: %v, want TIMEOUT", res.Err)
+	}
+	if n := b.Abandoned(); n != 1 {
+		t.Fatalf("Abandoned() = %d, want 1", n)
+	}
+	res := run()
+	if res.Err == nil || res.Err.Code != errs.CodeOverloaded || !strings.Contains(res.Err.Message, "retry") {
+		t.Fatalf("a run at the bound: %v, want OVERLOADED saying to retry", res.Err)
+	}
+	close(block)
+	for b.Abandoned() != 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if res := run(); res.Err != nil && res.Err.Code == errs.CodeOverloaded {
+		t.Fatalf("after the abandoned run came back: %v", res.Err)
 	}
 }

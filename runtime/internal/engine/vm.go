@@ -127,7 +127,16 @@ type Capabilities struct {
 	MaxStackDepth int
 	// Grace overrides [Grace] (tests).
 	Grace time.Duration
+	// MaxAbandoned bounds the runs abandoned at their hard stop whose VM
+	// is still busy (a built-in that never checks for interrupts): while
+	// that many are, Run refuses new programs with OVERLOADED, so one
+	// program after another cannot pile up cores. If zero,
+	// [DefaultMaxAbandoned]; if negative, no bound.
+	MaxAbandoned int
 }
+
+// DefaultMaxAbandoned is the default of Capabilities.MaxAbandoned.
+const DefaultMaxAbandoned = 2
 
 // Settlement is the outcome of one nested call, for VM.Settle.
 type Settlement struct {

@@ -41,6 +41,9 @@ import (
 //	hostile                must end within the deadline plus Grace, and a
 //	                       fresh environment runs fine afterwards
 //	slow                   skipped under -short
+//	interruptible          the engine stops the program itself: no VM of
+//	                       its is still busy seconds after the answer (no
+//	                       built-in burns CPU on)
 //
 // A program's last newline is not part of it. Cases that need Go to
 // check them (timing, stacks, scenarios, generated programs) are in
@@ -171,6 +174,8 @@ func parseWant(c *Case, data []byte) error {
 			c.Hostile = true
 		case "slow":
 			c.Slow = true
+		case "interruptible":
+			c.Interruptible = true
 		default:
 			return fmt.Errorf("unknown line %q", line)
 		}
@@ -223,6 +228,9 @@ func formatWant(c Case) []byte {
 	}
 	if c.Slow {
 		b.WriteString("slow\n")
+	}
+	if c.Interruptible {
+		b.WriteString("interruptible\n")
 	}
 	return b.Bytes()
 }

@@ -21,6 +21,7 @@
 package enginetest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,6 +76,9 @@ type Case struct {
 	Hostile bool
 	// Slow cases are skipped under -short.
 	Slow bool
+	// Interruptible cases must be stopped by the engine within the grace
+	// period, not abandoned with a built-in still running.
+	Interruptible bool
 	// Check runs extra assertions on the outcome.
 	Check func(t *testing.T, o *Outcome)
 }
@@ -102,6 +106,8 @@ type Outcome struct {
 	Logs    []string
 	Elapsed time.Duration
 	Tools   *FakeTools
+	// Abandoned: Run gave the VM up at its hard stop (Result.Abandoned).
+	Abandoned bool
 }
 
 // Run runs the whole suite: the archives of testdata/ (see data.go) with
@@ -157,6 +163,15 @@ func runCase(t *testing.T, eng engine.Engine, c Case, check bool) *Outcome {
 		if o.Elapsed > limit+Grace {
 			t.Errorf("took %v, want at most %v (deadline %v + grace %v)", o.Elapsed, limit+Grace, limit, Grace)
 		}
+		// An interruptible case's VM stops by itself: if the run was
+		// abandoned all the same (a loaded machine can miss the grace
+		// period), its VM must be done within seconds, not the minutes an
+		// uninterruptible built-in would take.
+		wait := time.Minute
+		if c.Interruptible {
+			wait = 5 * time.Second
+		}
+		waitAbandoned(t, eng, wait)
 		after := Exec(t, eng, "return 1 + 1", ExecOptions{})
 		if after.Err != nil || string(after.Value) != "2" {
 			t.Errorf("next program on a fresh environment: got %s, %v; want 2", after.Value, after.Err)
@@ -302,6 +317,7 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 			}
 		},
 		Deadline: time.Now().Add(opts.Timeout),
+		MaxCalls: int(cmp.Or(ft.Limit, 1000)), // as the runtime sets it
 	}
 	ft.logsSeen = func() []string {
 		mu.Lock()
@@ -311,7 +327,7 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 	start := time.Now()
 	res := env.Run(ctx, job)
 	o.Elapsed = time.Since(start)
-	o.Value, o.Err = res.Value, res.Err
+	o.Value, o.Err, o.Abandoned = res.Value, res.Err, res.Abandoned
 	return o
 }
 
@@ -485,4 +501,20 @@ func Evaluator(eng engine.Engine) source.Evaluator {
 		return source.EvaluatorQuickJS
 	}
 	return source.EvaluatorGoja
+}
+
+// waitAbandoned waits (up to wait) until no abandoned run of eng keeps its
+// VM busy, so that the next case is not refused with OVERLOADED (the
+// engine's bound on them) nor slowed by a core still busy.
+func waitAbandoned(t *testing.T, eng engine.Engine, wait time.Duration) {
+	b, ok := eng.(interface{ Abandoned() int })
+	if !ok {
+		return
+	}
+	for end := time.Now().Add(wait); b.Abandoned() > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Errorf("%d abandoned runs still busy %v after the answer: a built-in kept running past the deadline", b.Abandoned(), wait)
+			return
+		}
+	}
 }

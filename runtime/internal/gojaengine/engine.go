@@ -54,12 +54,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/parser"
+	"github.com/dlclark/regexp2/v2"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/goja"
+	"github.com/codemode/codemode/runtime/internal/goja/parser"
 )
+
+// RegexpMatchTimeout bounds one regular-expression match that goja hands
+// to regexp2 (patterns with lookaround or backreferences; the others run
+// on Go's regexp, in linear time). regexp2 backtracks inside one native
+// call that Runtime.Interrupt cannot stop, so without it a pattern could
+// keep a core busy for minutes after its run's deadline. A match past it
+// throws a RangeError (the in-tree goja patch, runtime/internal/goja's
+// PATCHES.md) instead of reporting no match. (With a timeout, regexp2 keeps
+// a clock goroutine of its own, which ends about two seconds after the last
+// match: leak checks ignore it.)
+const RegexpMatchTimeout = time.Second
+
+func init() { regexp2.DefaultMatchTimeout = RegexpMatchTimeout }
 
 // Options configures the engine. A zero Options means the defaults.
 type Options struct {
@@ -78,6 +92,11 @@ type Options struct {
 	MaxStackDepth int
 	// Grace overrides engine.Grace (tests).
 	Grace time.Duration
+	// MaxAbandoned bounds the runs stopped at their deadline whose VM is
+	// still busy in a built-in that cannot be interrupted; while that many
+	// are, new programs are refused with OVERLOADED. If zero,
+	// engine.DefaultMaxAbandoned (2); if negative, no bound.
+	MaxAbandoned int
 	// MemorySampleInterval is how often the memory guard samples the heap
 	// while programs run. If zero, 2ms. The guard goroutine sleeps when no
 	// program runs.
@@ -117,6 +136,7 @@ func New(opts Options) (engine.Engine, error) {
 		MemoryLimit:   d.opts.MemoryLimit,
 		MaxStackDepth: d.opts.MaxStackDepth,
 		Grace:         d.opts.Grace,
+		MaxAbandoned:  d.opts.MaxAbandoned,
 	}, d), nil
 }
 

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dop251/goja"
-
+	"github.com/codemode/codemode/runtime/internal/goja"
 	"github.com/codemode/codemode/runtime/internal/jsparse"
 )
 

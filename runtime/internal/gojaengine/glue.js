@@ -153,6 +153,25 @@ guardCtor("ArrayBuffer", 1);
  ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
  ["BigInt64Array", 8], ["BigUint64Array", 8]].forEach(function (p) { guardCtor(p[0], p[1]); });
 
+// String.prototype.concat builds its whole result in one Go call: the
+// parts are converted once, here, and their total checked first (a concat
+// of many big strings used to succeed far past the budget). Only goja's:
+// QuickJS compiles template literals to concat calls, and its memory cap
+// is hard.
+var concatF = String.prototype.concat;
+install(String.prototype, {
+  concat() {
+    if (this === null || this === undefined) return ReflectApply(concatF, this, arguments);
+    var s = toStr(this), parts = snapshot(), n = s.length;
+    for (var i = 0; i < arguments.length; i++) {
+      parts[i] = toStr(arguments[i]);
+      n += parts[i].length;
+    }
+    tooBig("concat()", n * 2);
+    return ReflectApply(concatF, s, parts);
+  }
+}.concat);
+
 // join reads each element once and converts it once, natively, with the
 // budget checked before the result is built (goja's own join writes as it
 // reads, inside one call the heap watchdog cannot interrupt).
@@ -170,6 +189,10 @@ install(ArrayProto, {
       // Native, with the budget checked before the result is built:
       // each element is read and converted once.
       return joinN(O, len, sep);
+    } catch (e) {
+      // The native's refusal (vm.reserve's wording) is a size check's.
+      if (e instanceof RangeErrorCtor && /^join\(\) (would need|: the program)/.test(errorMessage(e))) refuseSize(errorMessage(e));
+      throw e;
     } finally {
       joining.length = depth;
     }
@@ -208,13 +231,28 @@ function guarded(f, name, O, args, callback) {
     for (var i = 0; i < args.length; i++) if (isObject(args[i])) { plain = false; break; }
   }
   if (plain && isGenuineArray(O)) {
-    if (O.length > maxDense) tooBig(name + "()", O.length * 16);
+    if (O.length > maxDense) {
+      tooBig(name + "()", O.length * 16);
+      if (f === sortF && args[0] === undefined) args = [defaultCompare];
+    }
     return ReflectApply(f, O, args);
   }
   O = ObjectCtor(O);
   var len = toLen(O.length);
-  if (len > maxDense) tooBig(name + "()", len * 16);
+  if (len > maxDense) {
+    tooBig(name + "()", len * 16);
+    if (f === sortF && args[0] === undefined) args = [defaultCompare];
+  }
   return ReflectApply(f, pinned(O, len), args);
+}
+// sort() without a comparator compares in Go, in one call no deadline
+// reaches (1.5 million numbers: ~11 s); past maxDense elements it gets
+// this one, which compares as the default does, in JavaScript, where the
+// deadline stops it. (Slower: 70,000 numbers took 2.8 s instead of 1.2 s
+// on a loaded 2-core machine, but the sort ends when the run does.)
+function defaultCompare(x, y) {
+  var a = toStr(x), b = toStr(y);
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 // Below this length nothing is checked: 2^16 slots are 1 MiB at most.
 var maxDense = 65536;
@@ -227,6 +265,45 @@ var valuesF = AP.values; AP.values = function values() { return guarded(valuesF,
 var entriesF = AP.entries; AP.entries = function entries() { return guarded(entriesF, "entries", this, arguments, true); };
 var toSplicedF = AP.toSpliced; AP.toSpliced = function toSpliced() { return guarded(toSplicedF, "toSpliced", this, arguments, false); };
 var withF = AP.with; AP.with = { with() { return guarded(withF, "with", this, arguments, false); } }.with;
+[AP.map, AP.sort, AP.toReversed, AP.keys, AP.values, AP.entries, AP.toSpliced, AP.with].forEach(hide);
+// indexOf, lastIndexOf and includes walk every index up to the length in
+// Go: on an array-like ({length: 2 ** 53 - 1}) or a sparse array longer
+// than the budget could hold densely, that walk went on for hours after
+// the run was abandoned. Such a receiver is walked here instead, in
+// JavaScript, where the deadline stops it; any other goes to the built-in.
+function walker(f, name, walk) {
+  return hide({
+    [name](x) {
+      var O = this;
+      if (O === null || O === undefined) return ReflectApply(f, O, arguments);
+      if (isGenuineArray(O) && O.length * 16 <= memLimit && !isObject(arguments[1])) return ReflectApply(f, O, arguments);
+      O = ObjectCtor(O);
+      var len = toLen(O.length);
+      if (len * 16 <= memLimit) return ReflectApply(f, pinned(O, len), arguments);
+      return walk(O, len, x, arguments.length > 1, arguments[1]);
+    }
+  }[name]);
+}
+function startAt(len, from) {
+  var n = toInt(from);
+  return n >= 0 ? n : len + n < 0 ? 0 : len + n;
+}
+AP.indexOf = walker(AP.indexOf, "indexOf", function (O, len, x, given, from) {
+  for (var k = startAt(len, from); k < len; k++) if (k in O && O[k] === x) return k;
+  return -1;
+});
+AP.lastIndexOf = walker(AP.lastIndexOf, "lastIndexOf", function (O, len, x, given, from) {
+  var n = given ? toInt(from) : len - 1;
+  for (var k = n >= 0 ? (n < len - 1 ? n : len - 1) : len + n; k >= 0; k--) if (k in O && O[k] === x) return k;
+  return -1;
+});
+AP.includes = walker(AP.includes, "includes", function (O, len, x, given, from) {
+  for (var k = startAt(len, from); k < len; k++) {
+    var v = O[k];
+    if (v === x || (v !== v && x !== x)) return true;
+  }
+  return false;
+});
 valuesGuard = AP.values;
 AP[SymIter] = valuesGuard;
 install(ArrayCtor, {

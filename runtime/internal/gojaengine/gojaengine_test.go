@@ -9,8 +9,13 @@ import (
 	"github.com/codemode/codemode/runtime/internal/enginetest"
 )
 
+// regexpClock is regexp2's clock goroutine, which goja's regular
+// expressions start (gojaengine sets a match timeout) and which ends by
+// itself about two seconds after the last match.
+var regexpClock = goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock")
+
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, regexpClock)
 }
 
 func newTestEngine(t testing.TB, opts Options) engine.Engine {

@@ -3,7 +3,7 @@ package gojaengine
 import (
 	"strconv"
 
-	"github.com/dop251/goja"
+	"github.com/codemode/codemode/runtime/internal/goja"
 )
 
 // join is Array.prototype.join for the prelude (see glue.js), under the

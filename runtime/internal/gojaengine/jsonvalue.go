@@ -8,7 +8,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/dop251/goja"
+	"github.com/codemode/codemode/runtime/internal/goja"
 )
 
 // maxJSONDepth bounds the nesting of a tool result, as encoding/json does.

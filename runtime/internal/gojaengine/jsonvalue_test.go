@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/dop251/goja"
+	"github.com/codemode/codemode/runtime/internal/goja"
 )
 
 // viaJS renders v the way a program would see it: JSON.stringify, plus

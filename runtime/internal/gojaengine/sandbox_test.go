@@ -102,8 +102,9 @@ func TestGuardsRefuseUpFront(t *testing.T) {
 					t.Errorf("got %s, %v; want TIMEOUT or MEMORY_LIMIT", o.Value, o.Err)
 				}
 			case tc.want == "":
-				if o.Err == nil || o.Err.Code != errs.CodeRuntimeError || !strings.Contains(o.Err.Message, "RangeError") {
-					t.Errorf("got %s, %v; want a RangeError", o.Value, o.Err)
+				// A size check's refusal: a RangeError, MEMORY_LIMIT uncaught.
+				if o.Err == nil || o.Err.Code != errs.CodeMemoryLimit || !strings.Contains(o.Err.Message, "memory budget") {
+					t.Errorf("got %s, %v; want MEMORY_LIMIT from a size check", o.Value, o.Err)
 				}
 			case o.Err != nil || string(o.Value) != tc.want:
 				t.Errorf("got %s, %v; want %s", o.Value, o.Err, tc.want)

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/parser"
-
 	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/goja"
+	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	"github.com/codemode/codemode/tools/errs"
 )
 

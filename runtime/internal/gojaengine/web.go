@@ -1,7 +1,7 @@
 package gojaengine
 
 import (
-	"github.com/dop251/goja"
+	"github.com/codemode/codemode/runtime/internal/goja"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 )

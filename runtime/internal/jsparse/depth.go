@@ -6,7 +6,7 @@ package jsparse
 import (
 	"fmt"
 
-	"github.com/dop251/goja/file"
+	"github.com/codemode/codemode/runtime/internal/goja/file"
 )
 
 // WithMaxDepth bounds how deeply the parser may nest: each recursive

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/token"
+	"github.com/codemode/codemode/runtime/internal/goja/file"
+	"github.com/codemode/codemode/runtime/internal/goja/token"
 )
 
 const (

@@ -3,10 +3,10 @@ package jsparse
 import (
 	"strings"
 
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/token"
-	"github.com/dop251/goja/unistring"
+	"github.com/codemode/codemode/runtime/internal/goja/ast"
+	"github.com/codemode/codemode/runtime/internal/goja/file"
+	"github.com/codemode/codemode/runtime/internal/goja/token"
+	"github.com/codemode/codemode/runtime/internal/goja/unistring"
 )
 
 func (self *_parser) parseIdentifier() *ast.Identifier {

@@ -1,8 +1,8 @@
 package jsparse
 
 import (
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/unistring"
+	"github.com/codemode/codemode/runtime/internal/goja/ast"
+	"github.com/codemode/codemode/runtime/internal/goja/unistring"
 )
 
 type _scope struct {

@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/token"
+	"github.com/codemode/codemode/runtime/internal/goja/ast"
+	"github.com/codemode/codemode/runtime/internal/goja/file"
+	"github.com/codemode/codemode/runtime/internal/goja/token"
 	"github.com/go-sourcemap/sourcemap"
 )
 

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
-
+	"github.com/codemode/codemode/runtime/internal/goja/ast"
+	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	"github.com/codemode/codemode/tools/errs"
 )
 

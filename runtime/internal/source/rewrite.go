@@ -4,10 +4,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/token"
-
+	"github.com/codemode/codemode/runtime/internal/goja/ast"
+	"github.com/codemode/codemode/runtime/internal/goja/file"
+	"github.com/codemode/codemode/runtime/internal/goja/token"
 	"github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/codemode/codemode/tools/errs"
 )

@@ -97,13 +97,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/token"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/codemode/codemode/runtime/internal/goja/ast"
+	"github.com/codemode/codemode/runtime/internal/goja/file"
+	"github.com/codemode/codemode/runtime/internal/goja/token"
 	"github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/codemode/codemode/tools/errs"
 )

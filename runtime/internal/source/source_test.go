@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dop251/goja/parser"
-
+	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	"github.com/codemode/codemode/tools/errs"
 )
 

@@ -90,6 +90,11 @@ type Options struct {
 	// cancellation, or Env.Close) a run that the interrupt handler did not
 	// stop is hard-stopped (tests).
 	Grace time.Duration
+	// MaxAbandoned bounds the runs stopped at their deadline whose VM is
+	// still busy in a built-in that cannot be interrupted; while that many
+	// are, new programs are refused with OVERLOADED. If zero,
+	// engine.DefaultMaxAbandoned (2); if negative, no bound.
+	MaxAbandoned int
 }
 
 func (o Options) withDefaults() Options {
@@ -153,6 +158,7 @@ func newStopped(opts Options) (*engine.Base, error) {
 		MemoryLimit:   opts.MemoryLimit,
 		MaxStackDepth: opts.MaxStackDepth,
 		Grace:         opts.Grace,
+		MaxAbandoned:  opts.MaxAbandoned,
 	}, d), nil
 }
 

@@ -104,6 +104,56 @@ install(ArrayCtor, {
 webLazy();
 webInstall(keysOf(webGroups).join(","));
 
+// ArrayBuffer and typed arrays of a length past the budget: refused up
+// front like goja's (MEMORY_LIMIT when uncaught), not QuickJS's own
+// "invalid array buffer length" RangeError for lengths it cannot address.
+// Only a length argument is converted here (once); anything else goes to
+// the built-in as it is, and the memory cap bounds what it allocates.
+function lengthTrap(t, args, nt) {
+  var a = args[0], what = "new " + this.name + "()";
+  if (args.length > 0 && (this.buffer || !isObject(a))) {
+    var n = toInt(a);
+    args[0] = n;
+    tooBig(what, n > 0 ? n * this.bytesPer : 0);
+    return ReflectConstruct(t, args, nt);
+  }
+  try {
+    return ReflectConstruct(t, args, nt);
+  } catch (e) {
+    // An array-like's length (never negative) QuickJS cannot address.
+    if (isObject(a) && e instanceof RangeErrorCtor && errorMessage(e) === "invalid array buffer length") {
+      refuseSize(what + " would need more than the program's memory budget of " + Math.round(memLimit / 1048576) + " MiB");
+    }
+    throw e;
+  }
+}
+[["ArrayBuffer", 1], ["Int8Array", 1], ["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int16Array", 2], ["Uint16Array", 2],
+ ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
+ ["BigInt64Array", 8], ["BigUint64Array", 8]].forEach(function (p) {
+  var C = g[p[0]];
+  if (typeof C !== "function") return;
+  var P = new ProxyCtor(C, { __proto__: null, construct: lengthTrap, name: p[0], bytesPer: p[1], buffer: p[0] === "ArrayBuffer" });
+  hide(P);
+  defineProperty(g, p[0], { value: P, writable: true, configurable: true, enumerable: false });
+  try { defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false }); } catch (e) {}
+});
+
+// QuickJS-ng calls Error.prepareStackTrace(error, callSites) as V8 does,
+// and a call site's getFunction() and getThis() would hand a program the
+// functions and objects of the frames below it: the prelude's own (the
+// traps behind tools, the size checks). They answer undefined, as V8's do
+// for strict code, and cannot be redefined.
+(function () {
+  var sites = null, prev = ErrorCtor.prepareStackTrace;
+  ErrorCtor.prepareStackTrace = function (e, s) { sites = s; return ""; };
+  try { void new ErrorCtor("probe").stack; } finally { ErrorCtor.prepareStackTrace = prev; }
+  if (sites === null || !sites.length) return;
+  var proto = getProto(sites[0]);
+  ["getFunction", "getThis"].forEach(function (n) {
+    defineProperty(proto, n, { value: hide({ [n]() { return undefined; } }[n]), writable: false, configurable: false, enumerable: false });
+  });
+})();
+
 // The realm is complete (the rest only defines functions): what
 // globals() leaves out. (goja skips this: it would build every lazily
 // created built-in, and a goja realm has no enumerable globals.)

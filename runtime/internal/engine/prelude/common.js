@@ -14,24 +14,33 @@ var setProto = Object.setPrototypeOf;
 var objectProto = Object.prototype;
 var ObjectCtor = Object, ArrayCtor = Array, ArrayProto = Array.prototype;
 var ErrorCtor = Error, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
-var jsonStringify = JSON.stringify;
+var jsonStringify = JSON.stringify, jsonParse = JSON.parse;
 var tagOf = Object.prototype.toString;
 var errorToString = Error.prototype.toString;
 var ReflectConstruct = Reflect.construct, ReflectApply = Reflect.apply, ReflectGet = Reflect.get;
 var ProxyCtor = Proxy;
 var PromiseCtor = Promise, promiseReject = Promise.reject;
 var WeakSetCtor = WeakSet, weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
+var WeakMapCtor = WeakMap, weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
 var SymIter = Symbol.iterator;
 
 function tag(v) {
   try { return ReflectApply(tagOf, v, []); } catch (e) { return ""; }
 }
 function isObject(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
+// The prelude's functions that a program can reach (a binding, a console
+// method, a wrapped built-in): Function.prototype.toString shows them as
+// native code, never their source (globals.js).
+var hidden = new WeakSetCtor();
+function hide(f) {
+  if (typeof f === "function") ReflectApply(weakAdd, hidden, [f]);
+  return f;
+}
 // install defines f as a non-enumerable method named after it.
 function install(obj, f) {
-  defineProperty(obj, f.name, { value: f, writable: true, configurable: true, enumerable: false });
+  defineProperty(obj, f.name, { value: hide(f), writable: true, configurable: true, enumerable: false });
 }
 function defineGlobal(name, value) {
-  defineProperty(g, name, { value: value, writable: true, configurable: true, enumerable: false });
+  defineProperty(g, name, { value: hide(value), writable: true, configurable: true, enumerable: false });
 }
 function rejected(e) { return ReflectApply(promiseReject, PromiseCtor, [e]); }

@@ -111,4 +111,5 @@ var con = {
 con.trace = con.debug; // each function costs every goja runtime ~1 KB
 con.dir = function dir(v) { hostLog("log", shown(v, 0)); };
 con.table = con.dir;
+keysOf(con).forEach(function (k) { hide(con[k]); });
 defineGlobal("console", con);

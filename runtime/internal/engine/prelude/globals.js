@@ -24,6 +24,20 @@ keysOf(withheld).forEach(function (name) {
   var msg = withheld[name];
   defineGlobal(name, { [name]: function () { throw new ErrorCtor(msg); } }[name]);
 });
+// Function.prototype.toString shows the prelude's functions as native
+// code: their source would show how the sandbox works, and names of its
+// private functions.
+var fnToString = Function.prototype.toString;
+install(Function.prototype, {
+  toString() {
+    if (ReflectApply(weakHas, hidden, [this])) {
+      var d = getOwn(this, "name"), n = d && typeof d.value === "string" ? d.value : "";
+      return "function " + n + "() { [native code] }";
+    }
+    return ReflectApply(fnToString, this, []);
+  }
+}.toString);
+
 // Data-valued host globals stay undefined (typeof probes keep working).
 delete g.process;
 delete g.Deno;

@@ -11,9 +11,21 @@
 // program never sees), never the original.
 var MAX_LENGTH = 9007199254740991;
 
+//
+// A refusal is a RangeError the program may catch; uncaught, it ends the
+// run as MEMORY_LIMIT (describe), as the engine's own cap would: one cause,
+// one code, on every engine.
+var budgetErrors = null; // the refusals (WeakSet, made on first use)
 function tooBig(what, bytes, buffer) {
   var msg = reserve(what, bytes, buffer === true);
-  if (msg) throw new RangeErrorCtor(msg);
+  if (msg) refuseSize(msg);
+}
+// refuseSize throws a size check's refusal.
+function refuseSize(msg) {
+  var e = new RangeErrorCtor(msg);
+  if (budgetErrors === null) budgetErrors = new WeakSetCtor();
+  ReflectApply(weakAdd, budgetErrors, [e]);
+  throw e;
 }
 // toStr is ToString; a string is returned as is (a template literal
 // would copy it).
@@ -53,13 +65,13 @@ function isGenuineArray(v) {
 }
 var proxyRevocable = ProxyCtor.revocable;
 defineProperty(ProxyCtor, "revocable", {
-  value: {
+  value: hide({
     revocable(target, handler) {
       var r = ReflectApply(proxyRevocable, ProxyCtor, [target, handler]);
       noteProxy(r.proxy);
       return r;
     }
-  }.revocable,
+  }.revocable),
   writable: true, configurable: true, enumerable: false
 });
 defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {

@@ -20,16 +20,25 @@ var objectProtoNames = {
   hasOwnProperty: true, isPrototypeOf: true, propertyIsEnumerable: true, ["__proto__"]: true,
   __defineGetter__: true, __defineSetter__: true, __lookupGetter__: true, __lookupSetter__: true
 };
-var bindingErrors = null; // the Errors bindings rejected with (WeakSet, made on first use)
+// The Errors bindings rejected with (WeakMap, made on first use), each to
+// what the host said: {code, info}. A program can change err.code and
+// err.info, but only the host sets a run's code: describe reads them here.
+var bindingErrors = null;
 
 // bindingError builds the Error a binding rejects with: message, code, and
-// info when the failure carries details.
+// info when the failure carries details. Its stack names no frame (they
+// would be the prelude's).
 function bindingError(code, message, info) {
   var err = new ErrorCtor(message);
+  defineProperty(err, "stack", { value: "Error: " + message, writable: true, configurable: true, enumerable: false });
   err.code = code;
-  if (info !== undefined && info !== null) err.info = info;
-  if (bindingErrors === null) bindingErrors = new WeakSetCtor();
-  ReflectApply(weakAdd, bindingErrors, [err]);
+  var host = { __proto__: null, code: String(code), info: undefined };
+  if (info !== undefined && info !== null) {
+    err.info = info;
+    try { host.info = jsonParse(jsonStringify(info)); } catch (e) {} // a copy the program never sees
+  }
+  if (bindingErrors === null) bindingErrors = new WeakMapCtor();
+  ReflectApply(weakSet, bindingErrors, [err, host]);
   return err;
 }
 function errorMessage(e) {
@@ -54,6 +63,7 @@ function toolFn(name) {
         return p === undefined ? rejected(bindingError("CANCELLED", "the program that made this call has ended")) : p;
       }
     }[name];
+    hide(f);
     toolFns[name] = f;
     toolFnCount++;
   }
@@ -80,10 +90,15 @@ var toolsTraps = {
   },
   set: refuse,
   defineProperty: refuse,
-  deleteProperty: refuse
+  deleteProperty: refuse,
+  setPrototypeOf: refuse,
+  preventExtensions: refuse
 };
 function refuse() { return false; }
-defineProperty(g, "tools", { value: makeTools(toolsTraps), writable: false, configurable: true, enumerable: false });
+// Read-only and non-configurable: a program can neither replace nor
+// delete it (nor the bindings a later program of a persistent environment
+// would call).
+defineProperty(g, "tools", { value: makeTools(toolsTraps), writable: false, configurable: false, enumerable: false });
 
 // ---- entry points for Go ------------------------------------------------
 
@@ -107,9 +122,12 @@ function describe(e) {
       d.name = String(e.name);
       d.message = String(e.message);
       d.stack = typeof e.stack === "string" ? e.stack : "";
-      if (bindingErrors !== null && ReflectApply(weakHas, bindingErrors, [e])) {
-        d.code = String(e.code);
-        if (e.info !== undefined) d.info = e.info;
+      var host = bindingErrors === null ? undefined : ReflectApply(weakGet, bindingErrors, [e]);
+      if (host !== undefined) {
+        d.code = host.code;
+        if (host.info !== undefined) d.info = host.info;
+      } else if (budgetErrors !== null && ReflectApply(weakHas, budgetErrors, [e])) {
+        d.code = "MEMORY_LIMIT"; // a size check's refusal (sizes.js)
       }
     } else {
       try { d.message = jsonStringify(e); } catch (x) {}
@@ -117,6 +135,12 @@ function describe(e) {
       d.thrown = typeof e;
     }
   } catch (x) {
+    // A getter or trap of the thrown value that recursed too deep is
+    // STACK_OVERFLOW on every engine (goja's overflow cannot be caught).
+    var xm = errorMessage(x);
+    if (/call stack size exceeded|stack overflow/i.test(xm)) {
+      return jsonStringify({ error: true, name: "RangeError", message: "Maximum call stack size exceeded while the thrown value was read: " + xm, stack: "" });
+    }
     d.message = d.message || "an exception that could not be described";
   }
   return jsonStringify(d);
