@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode/codemode/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -42,7 +43,7 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("hostile: no codemode binary")
 	}
 	if len(o.Engines) == 0 {
-		o.Engines = []string{"goja", "wazero"}
+		o.Engines = runtime.Engines()
 	}
 	if len(o.Transports) == 0 {
 		o.Transports = []string{Stdio, HTTP, RunJSON}
@@ -206,7 +207,7 @@ func judge(r *Result, c *Case, _ *Options) {
 		r.Fail = append(r.Fail, "survive")
 	}
 	r.RSSLimit = RSSFactorWazero
-	if r.Engine == "goja" {
+	if r.Engine == runtime.EngineGoja {
 		r.RSSLimit = RSSFactorGoja
 	}
 	if r.RSSRatio > r.RSSLimit {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/codemode/codemode/runtime"
 )
 
 // Header describes a run for the report.
@@ -106,7 +108,7 @@ func writeSummary(w io.Writer, rs []Result) {
 			if t == "canary" && r.Canary == nil && r.Then == "" {
 				continue
 			}
-			if r.Engine == "goja" {
+			if r.Engine == runtime.EngineGoja {
 				gn++
 				if ok {
 					g++
@@ -170,7 +172,7 @@ func writeSummary(w io.Writer, rs []Result) {
 		var parts []string
 		same := true
 		var first string
-		for _, e := range []string{"goja", "wazero"} {
+		for _, e := range runtime.Engines() {
 			cs := byEngine[e]
 			sort.Strings(cs)
 			j := strings.Join(cs, "/")

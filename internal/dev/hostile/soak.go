@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codemode/codemode/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -83,7 +84,7 @@ func (r *SoakReport) Crashed() bool {
 // server's RSS every second.
 func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 	if len(o.Engines) == 0 {
-		o.Engines = []string{"goja", "wazero"}
+		o.Engines = runtime.Engines()
 	}
 	if o.Memory == 0 {
 		o.Memory = 64 << 20
