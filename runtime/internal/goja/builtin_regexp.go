@@ -9,7 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 )
 
 func (r *Runtime) newRegexpObject(proto *Object) *regexpObject {

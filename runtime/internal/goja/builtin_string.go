@@ -9,7 +9,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
 
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"

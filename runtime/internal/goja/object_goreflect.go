@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 )
 
 // JsonEncodable allows custom JSON encoding by JSON.stringify()

@@ -19,8 +19,8 @@ import (
 
 	js_ast "github.com/codemode/codemode/runtime/internal/goja/ast"
 	"github.com/codemode/codemode/runtime/internal/goja/file"
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 )
 
 const (

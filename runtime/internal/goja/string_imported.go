@@ -9,8 +9,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"

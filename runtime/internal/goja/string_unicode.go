@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
 )

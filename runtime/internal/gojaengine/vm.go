@@ -11,7 +11,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/goja"
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/codemode/codemode/tools/errs"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/runtime/internal/goja/ast"
-	"github.com/codemode/codemode/runtime/internal/goja/parser"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/codemode/codemode/tools/errs"
 )
 
