@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -122,7 +123,9 @@ func runProgram(ctx context.Context, a *app, code string, stream bool, w io.Writ
 	remove := a.reg.OnResult(func(ev tools.ResultEvent) {
 		if ev.RootCallID == callID && ev.ParentCallID != "" {
 			mu.Lock()
-			c := callJSON{ID: ev.CallID, Name: ev.Name, Ms: float64(ev.Duration.Microseconds()) / 1000}
+			// A name past the registry's bound never resolved: keep it
+			// from costing the output what the program could not.
+			c := callJSON{ID: ev.CallID, Name: human.Cut(ev.Name, tools.MaxNameBytes), Ms: float64(ev.Duration.Microseconds()) / 1000}
 			if ev.Code != "" {
 				code := ev.Code
 				c.Error = &code

@@ -301,6 +301,32 @@ func TestRunJSONFloodedLog(t *testing.T) {
 	}
 }
 
+// TestRunJSONLongToolName: a 3 MB unknown tool name is refused, and the
+// answer stays small (the calls list carries a cut copy of the name).
+func TestRunJSONLongToolName(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "long.js")
+	os.WriteFile(prog, []byte(`return await tools["x".repeat(3e6)]({})`), 0o644)
+	cmd := exec.Command(binary, "run", "--json", prog)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run() // exits non-zero: the program failed
+	if stdout.Len() > 16<<10 {
+		t.Fatalf("run --json answered %d bytes", stdout.Len())
+	}
+	var out struct {
+		Error struct{ Code string }
+		Calls []struct{ Name string }
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if out.Error.Code != "UNKNOWN_TOOL" || len(out.Calls) != 1 || len(out.Calls[0].Name) > 1024 {
+		t.Fatalf("got code %q and calls %d", out.Error.Code, len(out.Calls))
+	}
+}
+
 func TestCLIUsage(t *testing.T) {
 	tests := []struct {
 		args []string
