@@ -72,6 +72,10 @@ func (r *Run) thrown(t *Thrown, compile bool) *errs.Error {
 	case (t.Name == "RangeError" || t.Name == "InternalError") &&
 		(strings.Contains(t.Message, "call stack size exceeded") || strings.Contains(t.Message, "stack overflow")):
 		code = errs.CodeStackOverflow
+	case t.Name == "RangeError" && strings.HasPrefix(t.Message, RegexpTimeoutMessage):
+		// goja's regexp2 match timeout (its backtracking cannot be
+		// interrupted): the same cause QuickJS ends at the deadline.
+		code = errs.CodeTimeout
 	case t.Name == "InternalError" && t.Message == "string too long":
 		// QuickJS's longest string (2^30 - 1 characters): a string bomb,
 		// which goja's memory guard ends as MEMORY_LIMIT.
@@ -82,6 +86,11 @@ func (r *Run) thrown(t *Thrown, compile bool) *errs.Error {
 	}
 	return &errs.Error{Code: code, Message: msg, Info: info}
 }
+
+// RegexpTimeoutMessage begins the RangeError goja's patched regexp throws
+// when a match outlives regexp2's match timeout (runtime/internal/goja
+// regexp.go); uncaught, it ends the run as TIMEOUT on both engines.
+const RegexpTimeoutMessage = "the regular expression took too long to match"
 
 // pastEnd returns the first script position in a stack, in user lines
 // (which may be past the user's source), or 0.
