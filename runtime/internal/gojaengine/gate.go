@@ -28,6 +28,11 @@ const (
 	defaultMaxNesting = 1000
 )
 
+// stackOverflowPrefix begins the RangeError for an eval or Function source
+// nested too deep, as V8 words it (engine.fromThrown reads it as
+// STACK_OVERFLOW).
+const stackOverflowPrefix = "Maximum call stack size exceeded: "
+
 // checkSource returns why src may not reach goja's parser, or "".
 func (v *vm) checkSource(what, src string) string {
 	maxCode, maxNesting := v.cfg.MaxCodeBytes, v.cfg.MaxNestingDepth
@@ -43,7 +48,10 @@ func (v *vm) checkSource(what, src string) string {
 	_, err := jsparse.ParseFile(nil, "", src, 0, jsparse.WithDisableSourceMaps, jsparse.WithMaxDepth(maxNesting))
 	var deep *jsparse.NestingError
 	if errors.As(err, &deep) {
-		return fmt.Sprintf("%s: the code nests deeper than %d levels", what, maxNesting)
+		// V8's (and QuickJS's) answer to such a string is a stack
+		// overflow: the same RangeError, so one cause has one code
+		// (STACK_OVERFLOW) on both engines.
+		return fmt.Sprintf("%s%s: the code nests deeper than %d levels", stackOverflowPrefix, what, maxNesting)
 	}
 	return "" // a syntax error is goja's to report, in its own words
 }
@@ -56,9 +64,13 @@ var ctorsPrg = goja.MustCompile("codemode:ctors", "[Function, Object.getPrototyp
 func (v *vm) gateEval() error {
 	rt := v.rt
 	global := rt.GlobalObject()
-	syntaxError := global.Get("SyntaxError")
+	syntaxError, rangeError := global.Get("SyntaxError"), global.Get("RangeError")
 	throw := func(msg string) {
-		obj, err := rt.New(syntaxError, rt.ToValue(msg))
+		ctor := syntaxError
+		if strings.HasPrefix(msg, stackOverflowPrefix) {
+			ctor = rangeError
+		}
+		obj, err := rt.New(ctor, rt.ToValue(msg))
 		if err != nil {
 			panic(err)
 		}
