@@ -103,9 +103,7 @@ var wrappedDirs = []string{
 	// glue.js: size-checked constructors (Proxies) and methods
 	"ArrayBuffer",
 	"TypedArrayConstructors",
-	"TypedArray/prototype/constructor",
-	"TypedArray/from",
-	"TypedArray/of",
+	"TypedArray",
 	"String/prototype/concat",
 	"Array/prototype/join",
 	"Array/prototype/map",
@@ -127,7 +125,7 @@ var wrappedDirs = []string{
 	"String/prototype/padStart",
 	"String/prototype/padEnd",
 	"Array/prototype/fill",
-	"Proxy/revocable",
+	"Proxy", // the constructor notes the proxies it makes; revocable
 	// common.js
 	"Function/prototype/toString",
 	// es.js (polyfills: bare goja lacks most, so these count as sandbox only)
@@ -381,24 +379,9 @@ func (h *t262) runSandbox(src string, m meta) (err error) {
 		}
 	}()
 	harness, test := h.script(src, m)
-	v, err := h.d.newVM()
+	v, err := h.sandbox(harness + test)
 	if err != nil {
 		return err
-	}
-	if err := v.Configure(engine.VMConfig{MemoryLimit: 1 << 30, MaxStackDepth: 1000}); err != nil {
-		return err
-	}
-	// The es.js features the test names, as Eval installs them.
-	h.d.polyOnce.Do(func() {
-		needs, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(engine.PolyfillNeeds))
-		if err == nil {
-			h.d.polySkip = engine.PolyfillSkip(needs.String())
-		}
-	})
-	if names, _ := engine.Polyfills(harness+test, h.d.polySkip); names != "" {
-		if _, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(names)); err != nil {
-			return fmt.Errorf("polyfill: %v", err)
-		}
 	}
 	vm := v.rt
 	var printed []string
@@ -445,4 +428,29 @@ func (h *t262) runSandbox(src string, m meta) (err error) {
 		}
 	}
 	return outcome(m, false, typ, err, printed)
+}
+
+// sandbox returns a sandbox realm for script: a VM of this engine with a
+// 1 GiB budget and the es.js features script names installed, as Eval
+// installs them.
+func (h *t262) sandbox(script string) (*vm, error) {
+	v, err := h.d.newVM()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.Configure(engine.VMConfig{MemoryLimit: 1 << 30, MaxStackDepth: 1000}); err != nil {
+		return nil, err
+	}
+	h.d.polyOnce.Do(func() {
+		needs, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(engine.PolyfillNeeds))
+		if err == nil {
+			h.d.polySkip = engine.PolyfillSkip(needs.String())
+		}
+	})
+	if names, _ := engine.Polyfills(script, h.d.polySkip); names != "" {
+		if _, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(names)); err != nil {
+			return nil, fmt.Errorf("polyfill: %v", err)
+		}
+	}
+	return v, nil
 }

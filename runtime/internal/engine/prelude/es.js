@@ -726,8 +726,8 @@ function esMake() {
         return ReflectApply(genReturn, this, []);
       }
     };
-    defineProperty(HelperProto, "next", { enumerable: false });
-    defineProperty(HelperProto, "return", { enumerable: false });
+    defineProperty(HelperProto, "next", { value: hide(HelperProto.next), enumerable: false });
+    defineProperty(HelperProto, "return", { value: hide(HelperProto["return"]), enumerable: false });
     defineProperty(HelperProto, tagSym, { value: "Iterator Helper", writable: false, enumerable: false, configurable: true });
     function helper(gen, it) {
       setProto(gen, HelperProto);
@@ -877,8 +877,9 @@ function esMake() {
         else this[key] = v;
       };
     }
-    defineProperty(IterProto, "constructor", { get: function () { return Iterator; }, set: ignoringSetter("constructor"), enumerable: false, configurable: true });
-    defineProperty(IterProto, tagSym, { get: function () { return "Iterator"; }, set: ignoringSetter(tagSym), enumerable: false, configurable: true });
+    // The accessors are built-ins too (hidden: their source is not shown).
+    defineProperty(IterProto, "constructor", { get: hide(function () { return Iterator; }), set: hide(ignoringSetter("constructor")), enumerable: false, configurable: true });
+    defineProperty(IterProto, tagSym, { get: hide(function () { return "Iterator"; }), set: hide(ignoringSetter(tagSym)), enumerable: false, configurable: true });
 
     var WrapProto = {
       __proto__: IterProto,
@@ -889,6 +890,8 @@ function esMake() {
         return ReflectApply(ret, it, []);
       }
     };
+    hide(WrapProto.next);
+    hide(WrapProto["return"]);
     install(Iterator, {
       from(O) {
         var it;
