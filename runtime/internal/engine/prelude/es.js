@@ -613,6 +613,9 @@ function esMake() {
       var WeakRef = function WeakRef(target) {
         if (new.target === undefined) throw new TypeErrorCtor("Constructor WeakRef requires 'new'");
         if (!heldWeakly(target)) throw new TypeErrorCtor("WeakRef: the target must be an object or a non-registered symbol");
+        // A newTarget whose prototype is not an object: the realm's
+        // %WeakRef.prototype% (GetPrototypeFromConstructor), not Object's.
+        if (!isObject(new.target.prototype)) setProto(this, WeakRef.prototype);
         ReflectApply(wmSet, targets, [this, target]);
       };
       install(WeakRef.prototype, {
@@ -628,6 +631,7 @@ function esMake() {
       var FinalizationRegistry = function FinalizationRegistry(cleanupCallback) {
         if (new.target === undefined) throw new TypeErrorCtor("Constructor FinalizationRegistry requires 'new'");
         if (!isCallable(cleanupCallback)) throw new TypeErrorCtor("FinalizationRegistry: the cleanup callback must be a function");
+        if (!isObject(new.target.prototype)) setProto(this, FinalizationRegistry.prototype);
         ReflectApply(wmSet, registries, [this, { objects: new WeakMapC(), symbols: new MapC() }]);
       };
       var cellsOf = function (self, name) {
