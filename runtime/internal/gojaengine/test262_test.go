@@ -16,6 +16,7 @@ import (
 	bare "github.com/dop251/goja"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/enginetest"
 	"github.com/codemode/codemode/runtime/internal/goja"
 )
 
@@ -47,7 +48,7 @@ func TestTest262Wrappers(t *testing.T) {
 	h := &t262{base: base, d: d, harness: map[string]string{}}
 	only := os.Getenv("CODEMODE_TEST262_ONLY") // a substring of the test paths to run
 	var regressions []string
-	for _, dir := range wrappedDirs {
+	for _, dir := range enginetest.Test262Dirs {
 		var files []string
 		root := filepath.Join(base, "test", "built-ins", dir)
 		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
@@ -64,8 +65,8 @@ func TestTest262Wrappers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := parseMeta(string(src))
-			if m.skip() {
+			m := enginetest.ParseTest262Meta(string(src))
+			if m.Skip() {
 				skipped++
 				continue
 			}
@@ -96,156 +97,6 @@ func TestTest262Wrappers(t *testing.T) {
 	}
 }
 
-// wrappedDirs are the test262 directories (under test/built-ins) of the
-// built-ins the sandbox wraps (glue.js, sizes.js, common.js) or adds
-// (es.js, intl.js).
-var wrappedDirs = []string{
-	// glue.js: size-checked constructors (Proxies) and methods
-	"ArrayBuffer",
-	"TypedArrayConstructors",
-	"TypedArray",
-	"String/prototype/concat",
-	"Array/prototype/join",
-	"Array/prototype/map",
-	"Array/prototype/sort",
-	"Array/prototype/toReversed",
-	"Array/prototype/keys",
-	"Array/prototype/values",
-	"Array/prototype/entries",
-	"Array/prototype/Symbol.iterator",
-	"ArrayIteratorPrototype",
-	"Array/prototype/toSpliced",
-	"Array/prototype/with",
-	"Array/prototype/indexOf",
-	"Array/prototype/lastIndexOf",
-	"Array/prototype/includes",
-	"Array/from",
-	// sizes.js
-	"String/prototype/repeat",
-	"String/prototype/padStart",
-	"String/prototype/padEnd",
-	"Array/prototype/fill",
-	"Proxy", // the constructor notes the proxies it makes; revocable
-	// common.js
-	"Function/prototype/toString",
-	// es.js (polyfills: bare goja lacks most, so these count as sandbox only)
-	"Object/groupBy",
-	"Map/groupBy",
-	"Promise/withResolvers",
-	"Promise/try",
-	"String/prototype/isWellFormed",
-	"String/prototype/toWellFormed",
-	"Array/fromAsync",
-	"RegExp/escape",
-	"Math/sumPrecise",
-	"WeakRef",
-	"FinalizationRegistry",
-	"Uint8Array",
-	"Iterator",
-	// intl.js
-	"String/prototype/localeCompare",
-	"Number/prototype/toLocaleString",
-	"BigInt/prototype/toLocaleString",
-	"Date/prototype/toLocaleString",
-	"Date/prototype/toLocaleDateString",
-	"Date/prototype/toLocaleTimeString",
-}
-
-// test262Skip are the features neither engine has (from upstream goja's
-// own test262 runner, less those the sandbox adds).
-var test262Skip = []string{
-	"async-iteration", "Symbol.asyncIterator", "resizable-arraybuffer",
-	"regexp-duplicate-named-groups", "regexp-unicode-property-escapes",
-	"regexp-match-indices", "regexp-modifiers", "legacy-regexp",
-	"tail-call-optimization", "Temporal", "import-assertions", "dynamic-import",
-	"import.meta", "Atomics", "Atomics.waitAsync", "Atomics.pause", "__getter__",
-	"__setter__", "ShadowRealm", "SharedArrayBuffer", "decorators",
-	"immutable-arraybuffer", "joint-iteration", "iterator-sequencing",
-	"regexp-v-flag", "symbols-as-weakmap-keys", "explicit-resource-management",
-	"Float16Array", "arraybuffer-transfer", "source-phase-imports",
-	"import-attributes", "import-defer", "cross-realm",
-}
-
-type meta struct {
-	includes, flags, features []string
-	negPhase, negType         string
-}
-
-func (m meta) skip() bool {
-	if slices.Contains(m.flags, "module") || slices.Contains(m.flags, "raw") {
-		return true
-	}
-	for _, f := range m.features {
-		if slices.Contains(test262Skip, f) {
-			return true
-		}
-	}
-	return false
-}
-
-// parseMeta reads the YAML front matter test262 uses: lists inline
-// ([a, b]) or as "- a" lines, and negative's phase and type.
-func parseMeta(src string) meta {
-	var m meta
-	i := strings.Index(src, "/*---")
-	j := strings.Index(src, "---*/")
-	if i < 0 || j < i {
-		return m
-	}
-	var list *[]string
-	inNegative := false
-	for _, line := range strings.Split(src[i+5:j], "\n") {
-		tl := strings.TrimSpace(line)
-		if strings.HasPrefix(tl, "- ") && list != nil {
-			*list = append(*list, strings.TrimSpace(tl[2:]))
-			continue
-		}
-		indented := strings.HasPrefix(line, " ")
-		if inNegative && indented {
-			if k, v, ok := strings.Cut(tl, ":"); ok {
-				switch k {
-				case "phase":
-					m.negPhase = strings.TrimSpace(v)
-				case "type":
-					m.negType = strings.TrimSpace(v)
-				}
-			}
-			continue
-		}
-		if indented {
-			continue
-		}
-		list, inNegative = nil, false
-		k, v, ok := strings.Cut(tl, ":")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "includes":
-			list = &m.includes
-		case "flags":
-			list = &m.flags
-		case "features":
-			list = &m.features
-		case "negative":
-			inNegative = true
-			continue
-		default:
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if strings.HasPrefix(v, "[") {
-			for _, s := range strings.Split(strings.Trim(v, "[]"), ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					*list = append(*list, s)
-				}
-			}
-			list = nil
-		}
-	}
-	return m
-}
-
 type t262 struct {
 	base    string
 	d       *driver
@@ -268,17 +119,17 @@ func (h *t262) file(name string) string {
 }
 
 // script is what both engines run: the harness, then the test.
-func (h *t262) script(src string, m meta) (harness, test string) {
+func (h *t262) script(src string, m enginetest.Test262Meta) (harness, test string) {
 	var b strings.Builder
-	incs := append([]string{"assert.js", "sta.js"}, m.includes...)
-	if slices.Contains(m.flags, "async") {
+	incs := append([]string{"assert.js", "sta.js"}, m.Includes...)
+	if slices.Contains(m.Flags, "async") {
 		incs = append(incs, "doneprintHandle.js")
 	}
 	for _, inc := range incs {
 		b.WriteString(h.file(inc))
 		b.WriteString("\n")
 	}
-	if slices.Contains(m.flags, "onlyStrict") {
+	if slices.Contains(m.Flags, "onlyStrict") {
 		src = "'use strict';\n" + src
 	}
 	return b.String(), src
@@ -286,23 +137,23 @@ func (h *t262) script(src string, m meta) (harness, test string) {
 
 // outcome judges one run: err is the test's error (a compile error when
 // early), printed what it printed; nil is a pass.
-func outcome(m meta, early bool, errType string, err error, printed []string) error {
-	if m.negType != "" {
+func outcome(m enginetest.Test262Meta, early bool, errType string, err error, printed []string) error {
+	if m.NegType != "" {
 		if err == nil {
-			return fmt.Errorf("expected a %s", m.negType)
+			return fmt.Errorf("expected a %s", m.NegType)
 		}
-		if (m.negPhase == "parse" || m.negPhase == "early") != early {
-			return fmt.Errorf("%s at the wrong phase: %v", m.negType, err)
+		if (m.NegPhase == "parse" || m.NegPhase == "early") != early {
+			return fmt.Errorf("%s at the wrong phase: %v", m.NegType, err)
 		}
-		if errType != m.negType {
-			return fmt.Errorf("got %s, want %s: %v", errType, m.negType, err)
+		if errType != m.NegType {
+			return fmt.Errorf("got %s, want %s: %v", errType, m.NegType, err)
 		}
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if slices.Contains(m.flags, "async") {
+	if slices.Contains(m.Flags, "async") {
 		for _, l := range printed {
 			if strings.HasPrefix(l, "Test262:AsyncTestFailure:") {
 				return errors.New(l)
@@ -318,7 +169,7 @@ func outcome(m meta, early bool, errType string, err error, printed []string) er
 
 const t262Deadline = 10 * time.Second
 
-func (h *t262) runBare(src string, m meta) (err error) {
+func (h *t262) runBare(src string, m enginetest.Test262Meta) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			err = fmt.Errorf("panic: %v", x)
@@ -372,7 +223,7 @@ func (h *t262) runBare(src string, m meta) (err error) {
 	return outcome(m, false, typ, err, printed)
 }
 
-func (h *t262) runSandbox(src string, m meta) (err error) {
+func (h *t262) runSandbox(src string, m enginetest.Test262Meta) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			err = fmt.Errorf("panic: %v", x)
