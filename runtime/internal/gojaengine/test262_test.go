@@ -23,8 +23,8 @@ import (
 // TestTest262Wrappers runs the test262 tests of every built-in the
 // sandbox wraps or adds (wrappedDirs) through bare upstream goja (the
 // version runtime/internal/goja copies, without the sandbox) and through
-// a sandbox realm (a VM of this engine: the prelude, glue.js and the es.js
-// polyfills the test names installed, a 1 GiB budget), each test as one
+// a sandbox realm (a VM of this engine: the prelude, glue.js, the es.js
+// polyfills and the web globals the test names installed, a 1 GiB budget), each test as one
 // script after its harness files, and reports per built-in how many pass
 // on both, on bare goja only (a sandbox regression: must be none), on the
 // sandbox only, and on neither. It needs a test262 checkout:
@@ -301,6 +301,12 @@ func (h *t262) sandbox(script string) (*vm, error) {
 	if names, _ := engine.Polyfills(script, h.d.polySkip); names != "" {
 		if _, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(names)); err != nil {
 			return nil, fmt.Errorf("polyfill: %v", err)
+		}
+	}
+	// The web globals and Intl the script names, as Eval builds them.
+	if names, _ := engine.WebGlobals(script, 0); names != "" {
+		if _, err := v.web(goja.Undefined(), v.rt.ToValue(names)); err != nil {
+			return nil, fmt.Errorf("web globals: %v", err)
 		}
 	}
 	return v, nil
