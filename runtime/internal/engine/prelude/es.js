@@ -699,7 +699,8 @@ function esMake() {
       }
     }
     function limitOf(O, limit, name) {
-      var n = +limit;
+      var n;
+      try { n = +limit; } catch (e) { closeIterator(O); throw e; } // ToNumber's error closes it too
       if (n !== n) { closeIterator(O); throw new RangeErrorCtor("Iterator.prototype." + name + ": the limit is NaN"); }
       n = toInt(n);
       if (n < 0) { closeIterator(O); throw new RangeErrorCtor("Iterator.prototype." + name + ": the limit is negative"); }
@@ -766,8 +767,8 @@ function esMake() {
         if (left === 0) { closeNormal(it); return; }
         var r = step(it, next);
         if (r.done) return;
-        var ok = false;
-        try { yield r.value; ok = true; } finally { if (!ok) closeNormal(it); }
+        var ok = false, v = r.value; // IteratorStepValue: a throwing value getter does not close
+        try { yield v; ok = true; } finally { if (!ok) closeNormal(it); }
       }
     }
     function* dropGen(it, next, n) {
@@ -777,8 +778,8 @@ function esMake() {
       for (;;) {
         var r = step(it, next);
         if (r.done) return;
-        var ok = false;
-        try { yield r.value; ok = true; } finally { if (!ok) closeNormal(it); }
+        var ok = false, v = r.value; // IteratorStepValue: a throwing value getter does not close
+        try { yield v; ok = true; } finally { if (!ok) closeNormal(it); }
       }
     }
     function flattenable(v) {
@@ -898,14 +899,12 @@ function esMake() {
     hide(WrapProto["return"]);
     install(Iterator, {
       from(O) {
-        var it;
-        if (typeof O === "string") it = ReflectApply(String.prototype[SymIter], O, []);
-        else {
-          if (!isObject(O)) throw new TypeErrorCtor("Iterator.from: not an object or string");
-          var m = O[SymIter];
-          it = m === undefined || m === null ? O : ReflectApply(m, O, []);
-          if (!isObject(it)) throw new TypeErrorCtor("Iterator.from: not an iterator");
-        }
+        // GetIteratorFlattenable: a string primitive is the receiver of
+        // its @@iterator lookup (GetV) and of the call.
+        if (typeof O !== "string" && !isObject(O)) throw new TypeErrorCtor("Iterator.from: not an object or string");
+        var m = typeof O === "string" ? ReflectGet(ObjectCtor(O), SymIter, O) : O[SymIter];
+        var it = m === undefined || m === null ? O : ReflectApply(m, O, []);
+        if (!isObject(it)) throw new TypeErrorCtor("Iterator.from: not an iterator");
         var proto = it;
         while ((proto = getProto(proto)) !== null) if (proto === IterProto) return it;
         var w = { __proto__: WrapProto };
