@@ -3,6 +3,7 @@ package goja
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
 )
@@ -279,12 +280,15 @@ func (h *jsProxyHandler) ownKeys(target *Object) (*Object, bool) {
 	return nil, false
 }
 
+// codemode patch: the traps' argument lists are copies (CreateArrayFromList):
+// args may be a slice of the VM's stack, which later calls overwrite, so a
+// trap that kept its argument list saw other calls' values in it.
 func (h *jsProxyHandler) apply(target *Object, this Value, args []Value) (Value, bool) {
-	return h.proxyCall(proxy_trap_apply, target, this, h.handler.runtime.newArrayValues(args))
+	return h.proxyCall(proxy_trap_apply, target, this, h.handler.runtime.newArrayValues(slices.Clone(args)))
 }
 
 func (h *jsProxyHandler) construct(target *Object, args []Value, newTarget *Object) (Value, bool) {
-	return h.proxyCall(proxy_trap_construct, target, h.handler.runtime.newArrayValues(args), newTarget)
+	return h.proxyCall(proxy_trap_construct, target, h.handler.runtime.newArrayValues(slices.Clone(args)), newTarget)
 }
 
 type proxyObject struct {
@@ -1076,4 +1080,15 @@ func (p *proxyObject) export(*objectExportCtx) interface{} {
 func (p *proxyObject) revoke() {
 	p.handler = nil
 	p.target = nil
+}
+
+// hasInstance is OrdinaryHasInstance for a callable proxy (codemode
+// patch): `x instanceof new Proxy(F, {})` threw "Expecting a function in
+// instanceof check", and the sandbox's size-checked constructors are such
+// proxies (`new ArrayBuffer(1) instanceof ArrayBuffer`).
+func (p *proxyObject) hasInstance(v Value) bool {
+	if p.call == nil {
+		return p.baseObject.hasInstance(v)
+	}
+	return hasInstance(p.val, v)
 }

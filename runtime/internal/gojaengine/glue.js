@@ -31,8 +31,13 @@ var taLength = getOwn(getProto(Uint8Array.prototype), "length").get;
 // included) without running program code or formatting the value (the
 // byteLength getter's error would stringify it: a join of a whole typed
 // array). Symbol.toStringTag can be forged.
+// DataView checks its argument's brand before it converts the offset, so a
+// converted offset means a buffer, detached or not (a detached one must
+// reach the built-in, which throws the TypeError).
 function isBuffer(v) {
-  try { ReflectConstruct(DataViewCtor, [v, 0, 0]); return true; } catch (e) { return false; }
+  var branded = false;
+  try { ReflectConstruct(DataViewCtor, [v, { valueOf: function () { branded = true; return 0; } }, 0]); } catch (e) {}
+  return branded;
 }
 function typedLength(v) {
   if (!ReflectApply(isView, ArrayBufferCtor, [v])) return -1;
@@ -41,13 +46,10 @@ function typedLength(v) {
 
 // collect runs the iteration protocol in JavaScript (see above) and
 // returns the values, mapped if mapFn is given, as a snapshot.
-var arrayIterProto = null, arrayIterNext;
+// The built-in next is taken now, before any program can replace it.
+var arrayIterProto = getProto(ReflectApply(arrayValues, [], [])), arrayIterNext = getOwn(arrayIterProto, "next").value;
 function plainArrayIteration(method) {
   if (method !== arrayValues && method !== valuesGuard) return false; // the built-in, or its guard below
-  if (arrayIterProto === null) {
-    arrayIterProto = getProto(ReflectApply(arrayValues, [], []));
-    arrayIterNext = getOwn(arrayIterProto, "next").value;
-  }
   return arrayIterProto.next === arrayIterNext;
 }
 function collect(items, method, mapFn, T) {
@@ -120,7 +122,13 @@ function constructTrap(t, args, nt) {
     // A length: ToIndex, converted here once.
     n = args.length > 0 ? toInt(a) : 0;
     if (args.length > 0) args[0] = n;
-    tooBig(what, n > 0 ? n * per : 0, true);
+    var msg = reserve(what, n > 0 ? n * per : 0, true);
+    if (msg) {
+      // The built-in reads newTarget.prototype before it allocates
+      // (OrdinaryCreateFromConstructor): so does the refusal.
+      if (nt !== undefined) ReflectGet(nt, "prototype");
+      refuseSize(msg);
+    }
   } else if (!isArray(a) && (n = typedLength(a)) >= 0) {
     tooBig(what, n * per, true);
   } else if (!isArray(a) && isBuffer(a)) {
@@ -160,7 +168,7 @@ guardCtor("ArrayBuffer", 1);
 // is hard.
 var concatF = String.prototype.concat;
 install(String.prototype, {
-  concat() {
+  concat(str1) {
     if (this === null || this === undefined) return ReflectApply(concatF, this, arguments);
     var s = toStr(this), parts = snapshot(), n = s.length;
     for (var i = 0; i < arguments.length; i++) {
@@ -222,9 +230,22 @@ function pinned(O, len) {
   var h = { __proto__: pinnedHandler, len: len };
   return new ProxyCtor(O, h);
 }
+// mapLike is Array.prototype.map's steps for an array-like O of length len
+// (ArraySpeciesCreate of a non-array is ArrayCreate).
+function mapLike(O, len, fn, T) {
+  if (typeof fn !== "function") throw new TypeErrorCtor("Array.prototype.map: the callback is not a function");
+  var A = new ArrayCtor(len);
+  for (var k = 0; k < len; k++) {
+    if (k in O) defineProperty(A, k, { value: ReflectApply(fn, T, [O[k], k, O]), writable: true, enumerable: true, configurable: true });
+  }
+  return A;
+}
+function isProxy(v) { return proxies !== null && ReflectApply(weakHas, proxies, [v]); }
 // guarded runs f, an Array.prototype built-in, after the length check.
 function guarded(f, name, O, args, callback) {
   if (O === null || O === undefined) return ReflectApply(f, O, args);
+  // sort checks its comparator before it reads anything.
+  if (f === sortF && args[0] !== undefined && typeof args[0] !== "function") return ReflectApply(f, O, args);
   var plain = callback;
   if (!plain) {
     plain = true;
@@ -238,12 +259,34 @@ function guarded(f, name, O, args, callback) {
     return ReflectApply(f, O, args);
   }
   O = ObjectCtor(O);
-  var len = toLen(O.length);
-  if (len > maxDense) {
-    tooBig(name + "()", len * 16);
+  // An ordinary object's own data length is read by the built-in as it is
+  // read here, with no program code in between when no argument needs
+  // converting: the built-in gets the object itself (its callback sees it,
+  // sort returns it).
+  var d = plain && !isProxy(O) ? getOwn(O, "length") : undefined;
+  var len = d !== undefined && "value" in d ? toLen(d.value) : toLen(O.length);
+  var size = len;
+  if (f === toSplicedF) {
+    // What toSpliced allocates: the new length (over 2^53 - 1 a TypeError
+    // is the built-in's).
+    var start = relIdx(toInt(args[0]), len), skip = args.length === 0 ? 0 : args.length === 1 ? len - start : toInt(args[1]);
+    skip = skip < 0 ? 0 : skip > len - start ? len - start : skip;
+    size = len - skip + (args.length > 2 ? args.length - 2 : 0);
+    if (size > MAX_LENGTH) throw new TypeErrorCtor("Invalid array length");
+    var conv = snapshot();
+    for (var i = 0; i < args.length; i++) conv[i] = i === 0 ? start : i === 1 ? skip : args[i];
+    args = conv;
+  }
+  if (size > maxDense) {
+    tooBig(name + "()", size * 16);
     if (f === sortF && args[0] === undefined) args = [defaultCompare];
   }
-  return ReflectApply(f, pinned(O, len), args);
+  if (d !== undefined && "value" in d) return ReflectApply(f, O, args);
+  // goja's map takes a proxy's get answering undefined for a hole, so an
+  // array-like whose length is not plain data is mapped here.
+  if (f === mapF && !isArray(O)) return mapLike(O, len, args[0], args[1]);
+  var r = ReflectApply(f, pinned(O, len), args);
+  return f === sortF ? O : r;
 }
 // sort() without a comparator compares in Go, in one call no deadline
 // reaches (1.5 million numbers: ~11 s); past maxDense elements it gets
@@ -257,14 +300,16 @@ function defaultCompare(x, y) {
 // Below this length nothing is checked: 2^16 slots are 1 MiB at most.
 var maxDense = 65536;
 var AP = ArrayProto;
-var mapF = AP.map; AP.map = function map() { return guarded(mapF, "map", this, arguments, true); };
-var sortF = AP.sort; AP.sort = function sort() { return guarded(sortF, "sort", this, arguments, true); };
-var toReversedF = AP.toReversed; AP.toReversed = function toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); };
-var keysF = AP.keys; AP.keys = function keys() { return guarded(keysF, "keys", this, arguments, true); };
-var valuesF = AP.values; AP.values = function values() { return guarded(valuesF, "values", this, arguments, true); };
-var entriesF = AP.entries; AP.entries = function entries() { return guarded(entriesF, "entries", this, arguments, true); };
-var toSplicedF = AP.toSpliced; AP.toSpliced = function toSpliced() { return guarded(toSplicedF, "toSpliced", this, arguments, false); };
-var withF = AP.with; AP.with = { with() { return guarded(withF, "with", this, arguments, false); } }.with;
+// Methods, not function declarations: built-ins are not constructors, and
+// their parameters give them the spec's .length.
+var mapF = AP.map; AP.map = { map(callbackfn) { return guarded(mapF, "map", this, arguments, true); } }.map;
+var sortF = AP.sort; AP.sort = { sort(comparefn) { return guarded(sortF, "sort", this, arguments, true); } }.sort;
+var toReversedF = AP.toReversed; AP.toReversed = { toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); } }.toReversed;
+var keysF = AP.keys; AP.keys = { keys() { return guarded(keysF, "keys", this, arguments, true); } }.keys;
+var valuesF = AP.values; AP.values = { values() { return guarded(valuesF, "values", this, arguments, true); } }.values;
+var entriesF = AP.entries; AP.entries = { entries() { return guarded(entriesF, "entries", this, arguments, true); } }.entries;
+var toSplicedF = AP.toSpliced; AP.toSpliced = { toSpliced(start, skipCount) { return guarded(toSplicedF, "toSpliced", this, arguments, false); } }.toSpliced;
+var withF = AP.with; AP.with = { with(index, value) { return guarded(withF, "with", this, arguments, false); } }.with;
 [AP.map, AP.sort, AP.toReversed, AP.keys, AP.values, AP.entries, AP.toSpliced, AP.with].forEach(hide);
 // indexOf, lastIndexOf and includes walk every index up to the length in
 // Go: on an array-like ({length: 2 ** 53 - 1}) or a sparse array longer
@@ -306,12 +351,58 @@ AP.includes = walker(AP.includes, "includes", function (O, len, x, given, from) 
 });
 valuesGuard = AP.values;
 AP[SymIter] = valuesGuard;
+// Array.from with another constructor (a subclass, say) follows the spec's
+// steps here: the constructor makes the result first, each element is
+// defined on it as it is read (a failing definition closes the iterator),
+// and every step is JavaScript the deadline reaches.
+var ctorProbe = { __proto__: null, construct: function () { return {}; } }, ReflectSet = Reflect.set;
+function isCtor(C) {
+  if (typeof C !== "function") return false;
+  try { new (new ProxyCtor(C, ctorProbe))(); return true; } catch (e) { return false; }
+}
+function defineData(A, k, v) {
+  defineProperty(A, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+function setLength(A, n) {
+  if (!ReflectSet(A, "length", n, A)) throw new TypeErrorCtor("Array.from: cannot set the result's length");
+  return A;
+}
+function fromCtor(C, items, method, mapFn, T) {
+  var A, k = 0, v;
+  if (method !== undefined) {
+    A = new C();
+    var it = ReflectApply(method, items, []);
+    if (!isObject(it)) throw new TypeErrorCtor("the iterator is not an object");
+    var next = it.next;
+    for (;; k++) {
+      var r = ReflectApply(next, it, []);
+      if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
+      if (r.done) return setLength(A, k);
+      v = r.value;
+      try {
+        if (mapFn !== undefined) v = ReflectApply(mapFn, T, [v, k]);
+        defineData(A, k, v);
+      } catch (e) {
+        try { var ret = it["return"]; if (ret !== undefined && ret !== null) ReflectApply(ret, it, []); } catch (e2) {}
+        throw e;
+      }
+    }
+  }
+  var O = ObjectCtor(items), len = toLen(O.length);
+  A = new C(len);
+  for (; k < len; k++) {
+    v = O[k];
+    defineData(A, k, mapFn === undefined ? v : ReflectApply(mapFn, T, [v, k]));
+  }
+  return setLength(A, len);
+}
 install(ArrayCtor, {
   from(items) {
     var C = this, mapFn = arguments[1], T = arguments[2], vals;
     if (mapFn !== undefined && typeof mapFn !== "function") throw new TypeErrorCtor("Array.from: the map function is not a function");
     if (items === null || items === undefined) return ReflectApply(arrayFrom, C, arguments);
     var method = iteratorOf(items);
+    if (C !== ArrayCtor && isCtor(C)) return fromCtor(C, items, method, mapFn, T);
     if (method !== undefined) {
       var n = typeof items === "string" ? items.length : isArray(items) ? toLen(items.length) : isObject(items) ? typedLength(items) : 0;
       tooBig("Array.from()", n * 16);

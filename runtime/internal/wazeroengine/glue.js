@@ -114,7 +114,13 @@ function lengthTrap(t, args, nt) {
   if (args.length > 0 && (this.buffer || !isObject(a))) {
     var n = toInt(a);
     args[0] = n;
-    tooBig(what, n > 0 ? n * this.bytesPer : 0);
+    var msg = reserve(what, n > 0 ? n * this.bytesPer : 0);
+    if (msg) {
+      // The built-in reads newTarget.prototype before it allocates
+      // (OrdinaryCreateFromConstructor): so does the refusal.
+      if (nt !== undefined) ReflectGet(nt, "prototype");
+      refuseSize(msg);
+    }
     return ReflectConstruct(t, args, nt);
   }
   try {

@@ -613,6 +613,9 @@ function esMake() {
       var WeakRef = function WeakRef(target) {
         if (new.target === undefined) throw new TypeErrorCtor("Constructor WeakRef requires 'new'");
         if (!heldWeakly(target)) throw new TypeErrorCtor("WeakRef: the target must be an object or a non-registered symbol");
+        // A newTarget whose prototype is not an object: the realm's
+        // %WeakRef.prototype% (GetPrototypeFromConstructor), not Object's.
+        if (!isObject(new.target.prototype)) setProto(this, WeakRef.prototype);
         ReflectApply(wmSet, targets, [this, target]);
       };
       install(WeakRef.prototype, {
@@ -628,6 +631,7 @@ function esMake() {
       var FinalizationRegistry = function FinalizationRegistry(cleanupCallback) {
         if (new.target === undefined) throw new TypeErrorCtor("Constructor FinalizationRegistry requires 'new'");
         if (!isCallable(cleanupCallback)) throw new TypeErrorCtor("FinalizationRegistry: the cleanup callback must be a function");
+        if (!isObject(new.target.prototype)) setProto(this, FinalizationRegistry.prototype);
         ReflectApply(wmSet, registries, [this, { objects: new WeakMapC(), symbols: new MapC() }]);
       };
       var cellsOf = function (self, name) {
@@ -695,7 +699,8 @@ function esMake() {
       }
     }
     function limitOf(O, limit, name) {
-      var n = +limit;
+      var n;
+      try { n = +limit; } catch (e) { closeIterator(O); throw e; } // ToNumber's error closes it too
       if (n !== n) { closeIterator(O); throw new RangeErrorCtor("Iterator.prototype." + name + ": the limit is NaN"); }
       n = toInt(n);
       if (n < 0) { closeIterator(O); throw new RangeErrorCtor("Iterator.prototype." + name + ": the limit is negative"); }
@@ -726,8 +731,8 @@ function esMake() {
         return ReflectApply(genReturn, this, []);
       }
     };
-    defineProperty(HelperProto, "next", { enumerable: false });
-    defineProperty(HelperProto, "return", { enumerable: false });
+    defineProperty(HelperProto, "next", { value: hide(HelperProto.next), enumerable: false });
+    defineProperty(HelperProto, "return", { value: hide(HelperProto["return"]), enumerable: false });
     defineProperty(HelperProto, tagSym, { value: "Iterator Helper", writable: false, enumerable: false, configurable: true });
     function helper(gen, it) {
       setProto(gen, HelperProto);
@@ -762,8 +767,8 @@ function esMake() {
         if (left === 0) { closeNormal(it); return; }
         var r = step(it, next);
         if (r.done) return;
-        var ok = false;
-        try { yield r.value; ok = true; } finally { if (!ok) closeNormal(it); }
+        var ok = false, v = r.value; // IteratorStepValue: a throwing value getter does not close
+        try { yield v; ok = true; } finally { if (!ok) closeNormal(it); }
       }
     }
     function* dropGen(it, next, n) {
@@ -773,8 +778,8 @@ function esMake() {
       for (;;) {
         var r = step(it, next);
         if (r.done) return;
-        var ok = false;
-        try { yield r.value; ok = true; } finally { if (!ok) closeNormal(it); }
+        var ok = false, v = r.value; // IteratorStepValue: a throwing value getter does not close
+        try { yield v; ok = true; } finally { if (!ok) closeNormal(it); }
       }
     }
     function flattenable(v) {
@@ -877,8 +882,9 @@ function esMake() {
         else this[key] = v;
       };
     }
-    defineProperty(IterProto, "constructor", { get: function () { return Iterator; }, set: ignoringSetter("constructor"), enumerable: false, configurable: true });
-    defineProperty(IterProto, tagSym, { get: function () { return "Iterator"; }, set: ignoringSetter(tagSym), enumerable: false, configurable: true });
+    // The accessors are built-ins too (hidden: their source is not shown).
+    defineProperty(IterProto, "constructor", { get: hide(function () { return Iterator; }), set: hide(ignoringSetter("constructor")), enumerable: false, configurable: true });
+    defineProperty(IterProto, tagSym, { get: hide(function () { return "Iterator"; }), set: hide(ignoringSetter(tagSym)), enumerable: false, configurable: true });
 
     var WrapProto = {
       __proto__: IterProto,
@@ -889,16 +895,16 @@ function esMake() {
         return ReflectApply(ret, it, []);
       }
     };
+    hide(WrapProto.next);
+    hide(WrapProto["return"]);
     install(Iterator, {
       from(O) {
-        var it;
-        if (typeof O === "string") it = ReflectApply(String.prototype[SymIter], O, []);
-        else {
-          if (!isObject(O)) throw new TypeErrorCtor("Iterator.from: not an object or string");
-          var m = O[SymIter];
-          it = m === undefined || m === null ? O : ReflectApply(m, O, []);
-          if (!isObject(it)) throw new TypeErrorCtor("Iterator.from: not an iterator");
-        }
+        // GetIteratorFlattenable: a string primitive is the receiver of
+        // its @@iterator lookup (GetV) and of the call.
+        if (typeof O !== "string" && !isObject(O)) throw new TypeErrorCtor("Iterator.from: not an object or string");
+        var m = typeof O === "string" ? ReflectGet(ObjectCtor(O), SymIter, O) : O[SymIter];
+        var it = m === undefined || m === null ? O : ReflectApply(m, O, []);
+        if (!isObject(it)) throw new TypeErrorCtor("Iterator.from: not an iterator");
         var proto = it;
         while ((proto = getProto(proto)) !== null) if (proto === IterProto) return it;
         var w = { __proto__: WrapProto };

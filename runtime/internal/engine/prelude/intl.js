@@ -394,7 +394,15 @@ function buildIntl() {
   var Intl = {};
   [["NumberFormat", NumberFormat], ["DateTimeFormat", DateTimeFormat], ["Collator", Collator], ["PluralRules", PluralRules],
     ["ListFormat", ListFormat], ["RelativeTimeFormat", RelativeTimeFormat], ["Segmenter", Segmenter], ["Locale", Locale]].forEach(function (p) {
-    defineProperty(Intl, p[0], { value: p[1], writable: true, configurable: true, enumerable: false });
+    // Built-ins: the constructors, their static and prototype methods and
+    // accessors print as native code, not as the prelude's source.
+    [p[1], p[1].prototype].forEach(function (o) {
+      Object.getOwnPropertyNames(o).forEach(function (k) {
+        var d = getOwn(o, k);
+        hide(d.value); hide(d.get); hide(d.set);
+      });
+    });
+    defineProperty(Intl, p[0], { value: hide(p[1]), writable: true, configurable: true, enumerable: false });
   });
   install(Intl, {
     getCanonicalLocales(locales) { return ask({ op: "canonical", locales: localeList(locales) }, "Intl.getCanonicalLocales"); }

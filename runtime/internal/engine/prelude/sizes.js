@@ -94,7 +94,9 @@ install(String.prototype, {
 function pad(f, what, self, maxLength, fillString) {
   if (self === null || self === undefined) return ReflectApply(f, self, []);
   var s = toStr(self), n = +maxLength, fill = fillString === undefined ? undefined : toStr(fillString);
-  tooBig(what, toLen(n) * 2);
+  // Nothing is allocated when the string is long enough already or the
+  // filler is empty (the built-in returns the string as it is).
+  if (fill !== "" && toLen(n) > s.length) tooBig(what, toLen(n) * 2);
   return ReflectApply(f, s, [n, fill]);
 }
 install(String.prototype, { padStart(maxLength) { return pad(padStartF, "padStart()", this, maxLength, arguments[1]); } }.padStart);
@@ -115,9 +117,11 @@ install(ArrayProto, {
     }
     O = ObjectCtor(O);
     var len = toLen(O.length);
-    tooBig("fill()", len * 16);
     var k = relIdx(toInt(start), len);
     var fin = end === undefined ? len : relIdx(toInt(end), len);
+    // What it writes, not the length: fill.call({length: 2 ** 53 - 1}, v,
+    // 2 ** 53 - 4) writes three slots.
+    if (fin > k) tooBig("fill()", (fin - k) * 16);
     for (; k < fin; k++) O[k] = value;
     return O;
   }
