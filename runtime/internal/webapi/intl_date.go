@@ -426,16 +426,7 @@ func (f *dateFormatter) name(id string, i int) string {
 
 func (f *dateFormatter) format(t time.Time, r map[string]any) []part {
 	var out []part
-	lit := func(s string) {
-		if s == "" {
-			return
-		}
-		if n := len(out); n > 0 && out[n-1][0] == "literal" {
-			out[n-1][1] += s
-			return
-		}
-		out = append(out, part{"literal", s})
-	}
+	lit := func(s string) { out = appendLiteral(out, s) }
 	tmpl := f.tmpl
 	for i := 0; i < len(tmpl); {
 		c := tmpl[i]

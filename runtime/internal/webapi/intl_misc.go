@@ -293,16 +293,7 @@ func listFormat(r map[string]any, list []string) ([]part, error) {
 // fill expands a pattern of {0} and {1}.
 func fill(tmpl string, a, b []part) []part {
 	var out []part
-	lit := func(s string) {
-		if s == "" {
-			return
-		}
-		if n := len(out); n > 0 && out[n-1][0] == "literal" {
-			out[n-1][1] += s
-			return
-		}
-		out = append(out, part{"literal", s})
-	}
+	lit := func(s string) { out = appendLiteral(out, s) }
 	for tmpl != "" {
 		i := strings.IndexByte(tmpl, '{')
 		if i < 0 || i+2 >= len(tmpl) || tmpl[i+2] != '}' {
@@ -435,4 +426,17 @@ func spanishConjunction(pattern, next string) string {
 		return strings.Replace(pattern, " o ", " u ", 1)
 	}
 	return pattern
+}
+
+// appendLiteral appends literal text to formatted parts, merging it into a
+// literal part just before (Intl's formatToParts never has two in a row).
+func appendLiteral(out []part, s string) []part {
+	if s == "" {
+		return out
+	}
+	if n := len(out); n > 0 && out[n-1][0] == "literal" {
+		out[n-1][1] += s
+		return out
+	}
+	return append(out, part{"literal", s})
 }

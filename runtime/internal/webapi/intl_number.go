@@ -728,16 +728,7 @@ func pluralCategory(tag language.Tag, ip, fp string, ordinal bool) string {
 func (f *numFormatter) expand(tmpl string, num []part, sign string) []part {
 	nd := f.loc.dat.Number
 	var out []part
-	lit := func(s string) {
-		if s == "" {
-			return
-		}
-		if n := len(out); n > 0 && out[n-1][0] == "literal" {
-			out[n-1][1] += s
-			return
-		}
-		out = append(out, part{"literal", s})
-	}
+	lit := func(s string) { out = appendLiteral(out, s) }
 	for i := 0; i < len(tmpl); {
 		c := tmpl[i]
 		if c == '{' && i+1 < len(tmpl) && tmpl[i+1] == '{' {
