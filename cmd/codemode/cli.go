@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/codemode/codemode/internal/dev/fakemcp"
 	"github.com/codemode/codemode/internal/dev/fixture"
@@ -58,6 +59,10 @@ func usage(w io.Writer) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// stderr is written by the command and by the logger's goroutines
+	// (upstream restarts, say) at once: one lock for all of them, so lines
+	// never interleave and a non-concurrent writer (a test's buffer) is safe.
+	stderr = &syncWriter{w: stderr}
 	env := &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
 		usage(stderr)
@@ -171,4 +176,16 @@ func cmdFake(ctx context.Context, env *cliEnv, args []string) int {
 		return exitUsage
 	}
 	return fakemcp.MainWith(ctx, in, out, env.stderr, mo)
+}
+
+// syncWriter serialises writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

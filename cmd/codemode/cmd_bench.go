@@ -162,6 +162,9 @@ func writeSVG(rep *bench.Report, path string) error {
 // isTerminal reports whether w is a character device (a terminal), where a
 // progress line rewritten with \r belongs; never a pipe or a file.
 func isTerminal(w any) bool {
+	if s, ok := w.(*syncWriter); ok {
+		w = s.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
