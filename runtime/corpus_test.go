@@ -93,9 +93,9 @@ func parseWant(text string) corpusWant {
 	return w
 }
 
-func loadCorpus(t *testing.T) (map[string]*txtar.Archive, []*corpusCase) {
+func loadCorpus(t *testing.T, dir string) (map[string]*txtar.Archive, []*corpusCase) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.txtar"))
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.txtar"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus files: %v", err)
 	}
@@ -156,9 +156,34 @@ func sameOutcome(got, want corpusWant) bool {
 }
 
 func TestCorpus(t *testing.T) {
-	archives, cases := loadCorpus(t)
-	if *updateCorpus {
-		updateFromV8(t, archives, cases)
+	runCorpus(t, "corpus", "corpus", *updateCorpus, v8Deno)
+}
+
+// v8Deno is the V8 the language corpus is compared with: deno
+// ($CODEMODE_DENO, or deno on PATH) when there is one, else node.
+func v8Deno(t *testing.T, script string) *exec.Cmd {
+	var cmd *exec.Cmd
+	deno := os.Getenv("CODEMODE_DENO")
+	if deno == "" {
+		deno, _ = exec.LookPath("deno")
+	}
+	if deno != "" {
+		cmd = exec.Command(deno, "run", "--quiet", "--no-prompt", script)
+	} else {
+		t.Log("no deno: running the corpus in node, whose V8 may lack ES2024+ functions")
+		cmd = exec.Command("node", script)
+	}
+	cmd.Env = append(os.Environ(), "TZ=UTC", "NO_COLOR=1")
+	return cmd
+}
+
+// runCorpus runs the corpus in testdata/dir on both engines against the
+// recorded V8 outcomes, or, with update, records V8's outcomes with the
+// command v8 makes for scripts/corpus-v8.mjs.
+func runCorpus(t *testing.T, label, dir string, update bool, v8 func(t *testing.T, script string) *exec.Cmd) {
+	archives, cases := loadCorpus(t, dir)
+	if update {
+		updateFromV8(t, archives, cases, v8)
 		return
 	}
 	summary := []string{}
@@ -188,11 +213,11 @@ func TestCorpus(t *testing.T) {
 		rt.Close()
 		summary = append(summary, fmt.Sprintf("%s %d/%d as V8 (%d known differences)", eng, pass, len(cases), known))
 	}
-	t.Logf("corpus: %s", strings.Join(summary, "; "))
+	t.Logf("%s: %s", label, strings.Join(summary, "; "))
 }
 
 // updateFromV8 runs every program in V8 and rewrites the .want sections.
-func updateFromV8(t *testing.T, archives map[string]*txtar.Archive, cases []*corpusCase) {
+func updateFromV8(t *testing.T, archives map[string]*txtar.Archive, cases []*corpusCase, v8 func(t *testing.T, script string) *exec.Cmd) {
 	type prog struct {
 		Name string `json:"name"`
 		Code string `json:"code"`
@@ -203,18 +228,7 @@ func updateFromV8(t *testing.T, archives map[string]*txtar.Archive, cases []*cor
 	}
 	in, _ := json.Marshal(progs)
 	script, _ := filepath.Abs(filepath.Join("..", "scripts", "corpus-v8.mjs"))
-	var cmd *exec.Cmd
-	deno := os.Getenv("CODEMODE_DENO")
-	if deno == "" {
-		deno, _ = exec.LookPath("deno")
-	}
-	if deno != "" {
-		cmd = exec.Command(deno, "run", "--quiet", "--no-prompt", script)
-	} else {
-		t.Log("no deno: running the corpus in node, whose V8 may lack ES2024+ functions")
-		cmd = exec.Command("node", script)
-	}
-	cmd.Env = append(os.Environ(), "TZ=UTC", "NO_COLOR=1")
+	cmd := v8(t, script)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
