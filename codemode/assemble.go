@@ -88,7 +88,7 @@ func (p *Plugin) codeRunDescription(catalog string) string {
 	}
 	fmt.Fprintf(&b, "Limits per program: %s of time, %d nested calls (%d at once), %s of output, %s of return value, %s of memory.\n",
 		human.Duration(lim.Timeout), lim.MaxSubcalls, lim.MaxConcurrentSubcalls, human.Size(int64(lim.MaxLogBytes)), human.Size(int64(lim.MaxResultBytes)), human.Size(lim.MemoryBytes))
-	b.WriteString("Not available: require, import(), fetch, timers, process, files, network; everything goes through tools.\n")
+	b.WriteString("Not available: require, import(), fetch, process, files, network; everything goes through tools.\n")
 	b.WriteString("Also callable: tools.code_tools_search({ query }), tools.code_tools_describe({ names }) (full declarations), tools.code_tools_raw({ name, args }) (a call's whole MCP result), tools.code_debug({}) (the last failure).\n\n")
 	b.WriteString(catalog)
 	return b.String()
