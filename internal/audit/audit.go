@@ -97,6 +97,7 @@ type Trail struct {
 	needles []string       // lower-cased names the rules match on
 
 	broken atomic.Pointer[error] // the last write error, nil while writable
+	stamp  atomic.Pointer[stamp] // the second the last line was written in
 	bufs   sync.Pool
 }
 
@@ -268,7 +269,7 @@ func (t *Trail) appendLine(b []byte, e *tools.Execution, n *Note, res *tools.Res
 		code = errs.CodeToolError
 	}
 	b = append(b, `{"time":"`...)
-	b = now.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = t.appendTime(b, now)
 	b = append(b, `","session":`...)
 	b = appendString(b, session)
 	b = append(b, `,"agent":`...)
@@ -308,6 +309,41 @@ func (t *Trail) appendLine(b []byte, e *tools.Execution, n *Note, res *tools.Res
 	b = strconv.AppendFloat(b, float64(now.Sub(e.Start()).Microseconds())/1000, 'f', -1, 64)
 	b = append(b, "}\n"...)
 	return b
+}
+
+// stamp is the formatted second a line's time starts with.
+type stamp struct {
+	sec    int64
+	prefix []byte // "2006-01-02T15:04:05"
+}
+
+// appendTime appends now in UTC as time.RFC3339Nano does. Formatting the
+// date and the time of day is most of that function's cost and changes once
+// a second: the trail keeps the last second's text and appends the
+// fraction itself.
+func (t *Trail) appendTime(b []byte, now time.Time) []byte {
+	now = now.UTC()
+	sec := now.Unix()
+	st := t.stamp.Load()
+	if st == nil || st.sec != sec {
+		st = &stamp{sec: sec, prefix: now.Truncate(time.Second).AppendFormat(nil, "2006-01-02T15:04:05")}
+		t.stamp.Store(st)
+	}
+	b = append(b, st.prefix...)
+	if ns := now.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i >= 1; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, 'Z')
 }
 
 // digest is the SHA-256 of args after redaction. Redacting means
@@ -364,12 +400,30 @@ func lower(c byte) byte {
 	return c
 }
 
-// appendString appends s as a JSON string.
+// plain marks the bytes a JSON string holds as they are: printable ASCII
+// other than '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string. The ids and names of a line are
+// plain ASCII almost always: those are copied in one piece.
 func appendString(b []byte, s string) []byte {
 	const hexd = "0123456789abcdef"
 	b = append(b, '"')
+	i := 0
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

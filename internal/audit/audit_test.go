@@ -290,3 +290,51 @@ func TestRotation(t *testing.T) {
 		t.Errorf("files %v: want the current one and a backup", names)
 	}
 }
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+func (discard) Close() error                { return nil }
+
+// BenchmarkTrail is what the trail adds to one call, with the default
+// redaction rules: none (the registry alone), the line encoded but not
+// written (discard), and written to a file (one write(2) per line).
+//
+//	go test -run '^$' -bench BenchmarkTrail -benchmem ./internal/audit
+func BenchmarkTrail(b *testing.B) {
+	for _, mode := range []string{"none", "discard", "file"} {
+		b.Run(mode, func(b *testing.B) {
+			reg := tools.New(tools.Options{})
+			if mode != "none" {
+				trail, err := audit.Open(audit.Options{Config: audit.Config{Path: filepath.Join(b.TempDir(), "audit.jsonl")},
+					Session: func(a *tools.Agent) (string, string) { return "sess-" + a.ID(), "bench-client" }})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { trail.Close() })
+				if mode == "discard" {
+					audit.SetWriter(trail, discard{})
+				}
+				reg.Use(trail.Middleware())
+			}
+			if _, err := reg.Register(tools.GlobalLayer(), tools.Tool{Name: "mcp__fake__noop", Handler: func(context.Context, *tools.Execution) (*tools.Result, error) {
+				return tools.TextResult("ok"), nil
+			}}); err != nil {
+				b.Fatal(err)
+			}
+			s := scope.NewHost("h").Child(scope.KindPreset, "p")
+			b.Cleanup(func() { _ = s.Dispose() })
+			agent, err := reg.NewAgent(s, "agent-7")
+			if err != nil {
+				b.Fatal(err)
+			}
+			in := tools.Input{CallID: "mcp_1", Name: "mcp__fake__noop", Agent: agent, Arguments: json.RawMessage(`{"path":"/tmp/a.txt","n":3}`)}
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := reg.Execute(context.Background(), in); res.IsError {
+					b.Fatal(res.TextOf())
+				}
+			}
+		})
+	}
+}
