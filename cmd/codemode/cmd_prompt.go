@@ -10,9 +10,9 @@ import (
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/edge/front"
 	"github.com/codemode/codemode/internal/edge/upstream"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/tokens"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // `codemode prompt` prints exactly what a model is given: the tool list as

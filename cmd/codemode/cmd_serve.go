@@ -13,10 +13,10 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/edge/front"
 	"github.com/codemode/codemode/internal/edge/httpfence"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // defaultDrainTimeout bounds a graceful shutdown when neither

@@ -11,10 +11,10 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/edge/front"
 	"github.com/codemode/codemode/internal/edge/upstream"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/runview"
 	"github.com/codemode/codemode/internal/telemetry"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // appOption adds to what newRecordingApp builds.

@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // startServe starts `codemode serve` with args and returns the addresses

@@ -13,7 +13,7 @@ import (
 
 	"github.com/codemode/codemode/internal/dev/fixture"
 	"github.com/codemode/codemode/internal/dev/golden"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"golang.org/x/tools/txtar"
 )
 

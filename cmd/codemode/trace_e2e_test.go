@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // TestTraceJaeger checks traces in a real trace backend: Jaeger all-in-one,

@@ -9,12 +9,12 @@ import (
 	"strings"
 
 	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Session is a client session as the approver sees it. [MCPSession]

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/audit"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func ptr[T any](v T) *T { return &v }

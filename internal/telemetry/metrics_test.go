@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/config"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/telemetry"
 	"github.com/codemode/codemode/runtime"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/edge/stdiox"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // commandTransport runs cmd and speaks MCP over its stdin and stdout

@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // mcpTarget measures what an MCP client sees: each agent is a client

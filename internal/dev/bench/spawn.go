@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // PeerEngine is the engine name of a peer's rows.

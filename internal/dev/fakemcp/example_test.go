@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 
 	"github.com/codemode/codemode/internal/dev/fakemcp"
 	"github.com/codemode/codemode/internal/dev/fixture"

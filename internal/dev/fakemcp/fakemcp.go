@@ -66,8 +66,8 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/dev/fixture"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // Kinds of [Event].

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"go.uber.org/goleak"
 
 	"github.com/codemode/codemode/internal/dev/fakemcp"

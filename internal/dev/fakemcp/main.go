@@ -16,7 +16,7 @@ import (
 	"github.com/codemode/codemode/internal/dev/fixture"
 	"github.com/codemode/codemode/internal/edge/httpfence"
 	"github.com/codemode/codemode/internal/edge/stdiox"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // Environment variables read by [Main].

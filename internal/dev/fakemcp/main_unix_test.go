@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 
 	"github.com/codemode/codemode/internal/dev/fakemcp"
 )

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // CanaryProgram is what the canary session runs every 100 ms: a nested

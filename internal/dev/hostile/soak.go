@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // NormalPrograms are the ordinary half of the soak's mix.

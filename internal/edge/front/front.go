@@ -19,10 +19,10 @@ import (
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/edge/stdiox"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Version is reported to clients.

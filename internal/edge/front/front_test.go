@@ -16,9 +16,9 @@ import (
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/dev/fakemcp"
 	"github.com/codemode/codemode/internal/dev/golden"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/edge/httpfence"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // ReplicaPattern is what a replica name must match: a DNS label in lower

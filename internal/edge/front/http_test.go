@@ -12,11 +12,11 @@ import (
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/edge/httpfence"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // httpFront serves code mode (per-call unless mode says otherwise) over

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // Progress notifications carry a run's console output to the client as it

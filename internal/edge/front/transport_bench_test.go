@@ -14,10 +14,10 @@ import (
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/edge/httpfence"
 	"github.com/codemode/codemode/internal/edge/stdiox"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // pipeTransports returns a server and a client transport joined by two

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
 )
 
 // The codec reads and writes JSON-RPC 2.0 messages as the SDK's own

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // IOTransport is an MCP transport that speaks newline-delimited JSON-RPC

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
 )
 
 // chunkReader returns at most n bytes per Read: frames arrive in pieces.

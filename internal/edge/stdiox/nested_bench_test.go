@@ -7,7 +7,7 @@ import (
 
 	"github.com/codemode/codemode/internal/dev/fakemcp"
 	"github.com/codemode/codemode/internal/edge/stdiox"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // BenchmarkTickerCall is one call of the fake server's ticker from an SDK

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/dev/fixture"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // envelopeBytes is what a tools/call request adds to its arguments, beyond

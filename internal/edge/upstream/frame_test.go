@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
 )
 
 var discardLog = slog.New(slog.DiscardHandler)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/dev/fakemcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/tools/errs"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func sseFilterOf(t *testing.T, in string, limit int, sizes []int) string {

@@ -16,9 +16,9 @@ import (
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/dev/fakemcp"
 	"github.com/codemode/codemode/internal/dev/fixture"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // server is one upstream server and the goroutine (run) that keeps it

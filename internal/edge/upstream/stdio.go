@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/edge/stdiox"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
 // stdioTransport runs a stdio server's command and connects to it over its

@@ -103,8 +103,8 @@ import (
 
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/dev/fixture"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/tools"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Provenance keys of the _meta every upstream tools/call carries.

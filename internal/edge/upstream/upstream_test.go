@@ -23,9 +23,9 @@ import (
 
 	"github.com/codemode/codemode/internal/config"
 	"github.com/codemode/codemode/internal/dev/fakemcp"
+	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
 
