@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/edge/httpfence"
+	"github.com/codemode/codemode/internal/edge/stdiox"
 	"github.com/codemode/codemode/internal/gosdk/mcp"
 )
 
@@ -57,6 +58,13 @@ func (s *Server) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		// The fence below has already decided on Host and Origin, with the
 		// configured trusted hosts; the SDK's check knows none of them.
 		DisableLocalhostProtection: true,
+		// A request body may be as large as a stdio frame, so that a
+		// program or arguments over their own limits get the tool error
+		// that teaches (PROGRAM_TOO_LARGE, ARGUMENTS_TOO_LARGE) over HTTP
+		// as over stdio, instead of the SDK's 413 at 4 MiB, which a model
+		// never sees. Past it, 413: the transport's bound, where stdio
+		// ends the connection.
+		MaxRequestBodyBytes: stdiox.DefaultMaxFrame,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

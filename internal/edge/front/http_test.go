@@ -283,3 +283,34 @@ func TestResponsesIn(t *testing.T) {
 		t.Errorf("batch: got %d, want 2", got)
 	}
 }
+
+// A program over maxCodeBytes sent over HTTP (5 MB, as the hostile suite's 12 MB) is the same tool error as over
+// stdio (PROGRAM_TOO_LARGE, which teaches), not the transport's 413, up to
+// the transport's own bound (a stdio frame's); past it, 413.
+func TestOversizedProgramOverHTTPIsAToolError(t *testing.T) {
+	f := newHTTPFront(t, "r1", runtime.ModePerCall, HTTPOptions{})
+	cs := f.connect(t)
+	program := strings.Repeat("x=1;", 1_250_000) // 5 MB: past the SDK's 4 MiB body bound
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": program}})
+	if err != nil {
+		t.Fatalf("a 5 MB program: %v, want a tool error", err)
+	}
+	var code any
+	if e, ok := res.Meta["codemode/error"].(map[string]any); ok {
+		code = e["code"]
+	}
+	// The registry's argument bound (4 MiB by default) sees it before
+	// code_run's own program bound (256 KiB).
+	if !res.IsError || (code != "ARGUMENTS_TOO_LARGE" && code != "PROGRAM_TOO_LARGE") {
+		t.Fatalf("a 5 MB program: isError %v, code %v, %.300s", res.IsError, code, text(res))
+	}
+	// The session goes on.
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code_run", Arguments: map[string]any{"code": "return 6 * 7"}})
+	if err != nil || res.IsError || !strings.Contains(text(res), "42") {
+		t.Fatalf("after it: %v, %+v", err, res)
+	}
+	status, _, _ := f.post(t, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"`+strings.Repeat("x", 17<<20)+`"}}`)
+	if status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 17 MiB body: status %d, want 413", status)
+	}
+}
