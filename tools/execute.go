@@ -158,7 +158,7 @@ func (r *Registry) pipeline(ctx context.Context, e *Execution) *Result {
 	}
 	e.args = text
 	// 3. Validate (a nil schema is {"type":"object"}: the snapshot checked it).
-	if g.schema != nil {
+	if g.schema != nil && (g.flat == nil || !g.flat.valid(value)) {
 		if err := g.schema.Validate(value); err != nil {
 			return errorResult(validationError(in.Name, err))
 		}

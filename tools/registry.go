@@ -69,6 +69,7 @@ type Registry struct {
 type registered struct {
 	tool   Tool
 	schema *jsonschema.Resolved // nil: the schema accepts every object
+	flat   *flatSchema          // the fast path for schema, or nil (flatschema.go)
 	layer  Layer
 }
 
@@ -207,7 +208,7 @@ func (r *Registry) prepare(l Layer, t Tool) (*registered, error) {
 	if trivialObjectSchema(t.InputSchema) {
 		resolved = nil // validation is exactly "a JSON object", which the snapshot checks
 	}
-	return &registered{tool: t, schema: resolved, layer: l}, nil
+	return &registered{tool: t, schema: resolved, flat: compileFlat(t.InputSchema), layer: l}, nil
 }
 
 // changed records a change of the tool set: the generation moves and the
