@@ -112,8 +112,13 @@ type Instance struct {
 	mod   api.Module
 	mem   api.Memory
 	lm    experimental.LinearMemory // mem's backing (see newLinearMemory)
-	fns   [numFns]api.Function
-	stack [8]uint64
+	// disp[d] is the dispatcher (see addDispatcher) for calls made at
+	// nesting depth d: a host function may call back into the instance,
+	// and a wazero api.Function must not be re-entered. Each is bound on
+	// first use.
+	disp  []api.Function
+	depth int
+	stack [dispatchArgs + 1]uint64
 
 	ctx     context.Context // carries instKey to the host functions
 	stopped atomic.Bool
@@ -131,18 +136,6 @@ type Instance struct {
 	exited     bool
 	broken     error // the first failed call: the instance must not be reused
 	closed     bool
-}
-
-// bind resolves the exported functions through the ABI.
-func (i *Instance) bind() error {
-	for k, sem := range fnNames {
-		f := i.mod.ExportedFunction(i.r.abi.exports[sem])
-		if f == nil {
-			return fmt.Errorf("quickjs: export %s missing", sem)
-		}
-		i.fns[k] = f
-	}
-	return nil
 }
 
 // init runs the constructors and creates the JSRuntime.
@@ -230,13 +223,30 @@ func (i *Instance) call(fn int, args ...uint64) (uint64, error) {
 	if i.broken != nil {
 		return 0, i.broken
 	}
-	st := i.stack[:]
-	copy(st, args)
 	if i.stopped.Load() {
 		i.broken = &CallError{Func: fnNames[fn], Kind: "stopped", Err: errors.New("instance stopped")}
 		return 0, i.broken
 	}
-	if err := i.fns[fn].CallWithStack(i.ctx, st); err != nil {
+	d := i.depth
+	if d == len(i.disp) {
+		f := i.mod.ExportedFunction(dispatchExport)
+		if f == nil {
+			i.broken = fmt.Errorf("quickjs: export %s missing", dispatchExport)
+			return 0, i.broken
+		}
+		i.disp = append(i.disp, f)
+	}
+	// The slots are shared by every depth: wazero copies the arguments
+	// in when a call starts and the results out when it returns, so a
+	// nested call in between does no harm.
+	st := i.stack[:]
+	st[0] = uint64(fn)
+	n := copy(st[1:], args)
+	clear(st[1+n:])
+	i.depth = d + 1
+	err := i.disp[d].CallWithStack(i.ctx, st)
+	i.depth = d
+	if err != nil {
 		i.broken = i.classify(fnNames[fn], err)
 		return 0, i.broken
 	}
