@@ -108,10 +108,10 @@ type Hooks struct {
 // the linear memory; see mmapMemory). The exceptions are Stop and
 // SetMemoryLimit, which any goroutine may call at any time.
 type Instance struct {
-	r     *Runtime
-	mod   api.Module
-	mem   api.Memory
-	lm    experimental.LinearMemory // mem's backing (see newLinearMemory)
+	r   *Runtime
+	mod api.Module
+	mem api.Memory
+	lm  experimental.LinearMemory // mem's backing (see newLinearMemory)
 	// disp[d] is the dispatcher (see addDispatcher) for calls made at
 	// nesting depth d: a host function may call back into the instance,
 	// and a wazero api.Function must not be re-entered. Each is bound on

@@ -75,6 +75,13 @@ type Options struct {
 	// EnvOptions.MemoryLimit is zero, in bytes. If zero, 256 MiB. Any
 	// limit acts as at least 16 MiB, the module's initial memory.
 	MemoryLimit int64
+	// MaxMemory is the largest memory limit an environment can have, in
+	// bytes: a larger EnvOptions.MemoryLimit acts as MaxMemory. Each
+	// instance reserves this much address space (not memory), so it bounds
+	// how many instances fit in the process's 128 TiB of user address
+	// space: 2 GiB each (the module's own maximum) stops near 60,000. If
+	// zero, 1 GiB or MemoryLimit, whichever is larger; at most 2 GiB.
+	MaxMemory int64
 	// MaxStackDepth bounds the JavaScript call stack, in frames, when
 	// EnvOptions.MaxStackDepth is zero. If zero, 10000. Frames are
 	// converted to bytes of QuickJS's C stack (an estimate: frames with
@@ -104,6 +111,10 @@ func (o Options) withDefaults() Options {
 	if o.MemoryLimit == 0 {
 		o.MemoryLimit = 256 << 20
 	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = max(1<<30, o.MemoryLimit)
+	}
+	o.MaxMemory = min(max(o.MaxMemory, 16<<20), 2<<30)
 	if o.MaxStackDepth == 0 {
 		o.MaxStackDepth = 10000
 	}
@@ -146,7 +157,8 @@ func newStopped(opts Options) (*engine.Base, error) {
 		}
 	}
 	ctx := context.Background()
-	rt, err := quickjs.NewRuntime(ctx, quickjs.RuntimeOptions{Artifact: art, CacheDir: cacheDir})
+	rt, err := quickjs.NewRuntime(ctx, quickjs.RuntimeOptions{Artifact: art, CacheDir: cacheDir,
+		MaxMemoryPages: uint32((opts.MaxMemory + 65535) >> 16)})
 	if err != nil {
 		return nil, fmt.Errorf("wazero engine: %w", err)
 	}

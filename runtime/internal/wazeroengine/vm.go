@@ -46,7 +46,7 @@ type vm struct {
 	// was stopped, ran out of memory, or left jobs behind.
 	dirty bool
 	cfg   engine.VMConfig
-	limit int64 // the memory cap: cfg's, at least the module's initial memory
+	limit int64 // the memory cap: cfg's, at least the module's initial memory, at most Options.MaxMemory
 
 	polyfilled  uint32      // the es.js features installed in ctx (engine.Polyfills)
 	run         *engine.Run // the run in progress; the host hooks report to it
@@ -221,7 +221,7 @@ func (v *vm) check(val quickjs.Value) error {
 // Configure implements engine.VM.
 func (v *vm) Configure(c engine.VMConfig) error {
 	v.cfg = c
-	v.limit = max(c.MemoryLimit, v.d.rt.InitialMemory())
+	v.limit = min(max(c.MemoryLimit, v.d.rt.InitialMemory()), v.d.rt.MaxMemory())
 	v.inst.SetMemoryLimit(v.limit)
 	return v.inst.SetMaxStackSize(stackBytes(c.MaxStackDepth))
 }

@@ -306,6 +306,21 @@ func TestMemoryLimitPerEnv(t *testing.T) {
 	}
 }
 
+// TestMaxMemoryBoundsEnvLimits: a MemoryLimit above Options.MaxMemory
+// (each instance's address space reservation) acts as MaxMemory, and the
+// error says so.
+func TestMaxMemoryBoundsEnvLimits(t *testing.T) {
+	e := newTestEngine(t, Options{PoolSize: -1, MaxMemory: 32 << 20})
+	res, _ := runBody(t, e, "return new Uint8Array(40 << 20).length", 5*time.Second, engine.EnvOptions{MemoryLimit: 2 << 30}, nil)
+	if code(res) != errs.CodeMemoryLimit || !strings.Contains(res.Err.Message, "32 MiB") {
+		t.Fatalf("got %s %v", res.Value, res.Err)
+	}
+	res, _ = runBody(t, e, "return new Uint8Array(8 << 20).length", 5*time.Second, engine.EnvOptions{MemoryLimit: 2 << 30}, nil)
+	if res.Err != nil || string(res.Value) != "8388608" {
+		t.Fatalf("got %s %v", res.Value, res.Err)
+	}
+}
+
 func TestMissingArtifact(t *testing.T) {
 	_, err := New(Options{ArtifactDir: t.TempDir()})
 	if !errors.Is(err, quickjs.ErrArtifactMissing) || !strings.Contains(err.Error(), quickjs.FetchCommand) {
