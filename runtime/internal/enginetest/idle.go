@@ -121,11 +121,12 @@ func ReadProcMem() ProcMem {
 
 // IdleMemory creates n persistent environments, each having run `return
 // 1 + 1`, and returns the process's figures before (with one such
-// environment already made) and after, and how long the n took. The
+// environment already made) and after (settle later), and how long the n
+// took. The
 // environments are closed before it returns. With
 // $CODEMODE_IDLE_HEAPPROFILE set, a heap profile taken while they live is
 // written there.
-func IdleMemory(t testing.TB, eng engine.Engine, n int) (before, after ProcMem, took time.Duration) {
+func IdleMemory(t testing.TB, eng engine.Engine, n int, settle time.Duration) (before, after ProcMem, took time.Duration) {
 	t.Helper()
 	envs := make([]engine.Env, 0, n+1)
 	defer func() {
@@ -150,6 +151,7 @@ func IdleMemory(t testing.TB, eng engine.Engine, n int) (before, after ProcMem, 
 		run()
 	}
 	took = time.Since(start)
+	time.Sleep(settle)
 	after = ReadProcMem()
 	if path := os.Getenv("CODEMODE_IDLE_SMAPS"); path != "" {
 		if b, err := os.ReadFile("/proc/self/smaps"); err == nil {

@@ -204,6 +204,31 @@ func (i *Instance) Broken() error { return i.broken }
 // Stderr returns what the C side printed to stdout/stderr (bounded).
 func (i *Instance) Stderr() string { return i.stderr.String() }
 
+// compacter is a linear memory that can give back pages that hold what
+// the memory would read without them (mmapMemory).
+type compacter interface {
+	compact(cur uint32) int64
+}
+
+// Compact releases what an idle instance holds and can get back on
+// demand: its call engines (each a Go-allocated stack of 10 KiB or more,
+// grown by the deepest call and never shrunk; the next call binds a fresh
+// one) and the written pages of its memory whose bytes equal the
+// snapshot's or zero (see mmapMemory.compact). It returns the bytes of
+// memory released. Call it between calls, on the goroutine that drives
+// the instance or while that goroutine is excluded.
+func (i *Instance) Compact() int64 {
+	if i.closed || i.depth != 0 {
+		return 0
+	}
+	clear(i.disp)
+	i.disp = i.disp[:0]
+	if c, ok := i.lm.(compacter); ok {
+		return c.compact(i.mem.Size())
+	}
+	return 0
+}
+
 // Close closes the module and frees its memory. Only the goroutine that
 // drives the instance may call it.
 func (i *Instance) Close() error {
