@@ -33,6 +33,16 @@
 // resets the whole QuickJS runtime, not only the context. Where snapshots
 // are unsupported (outside Linux) contexts are built as before.
 //
+// # Idle environments
+//
+// An instance calls QuickJS through one exported dispatcher (see
+// quickjs.addDispatcher), so it holds one wazero call stack per nesting
+// level rather than one per export. A persistent environment idle for
+// Options.CompactAfter compacts: its call stacks are dropped and the pages
+// a run wrote back to the snapshot's bytes are shared again (see
+// quickjs.Instance.Compact). Each instance reserves Options.MaxMemory of
+// address space. docs/engines.md has the figures.
+//
 // # The artifact
 //
 // The QuickJS wasm is embedded in the binary (package quickjs/embed), so New
