@@ -108,12 +108,17 @@ type Hooks struct {
 // the linear memory; see mmapMemory). The exceptions are Stop and
 // SetMemoryLimit, which any goroutine may call at any time.
 type Instance struct {
-	r     *Runtime
-	mod   api.Module
-	mem   api.Memory
-	lm    experimental.LinearMemory // mem's backing (see newLinearMemory)
-	fns   [numFns]api.Function
-	stack [8]uint64
+	r   *Runtime
+	mod api.Module
+	mem api.Memory
+	lm  experimental.LinearMemory // mem's backing (see newLinearMemory)
+	// disp[d] is the dispatcher (see addDispatcher) for calls made at
+	// nesting depth d: a host function may call back into the instance,
+	// and a wazero api.Function must not be re-entered. Each is bound on
+	// first use.
+	disp  []api.Function
+	depth int
+	stack [dispatchArgs + 1]uint64
 
 	ctx     context.Context // carries instKey to the host functions
 	stopped atomic.Bool
@@ -131,18 +136,6 @@ type Instance struct {
 	exited     bool
 	broken     error // the first failed call: the instance must not be reused
 	closed     bool
-}
-
-// bind resolves the exported functions through the ABI.
-func (i *Instance) bind() error {
-	for k, sem := range fnNames {
-		f := i.mod.ExportedFunction(i.r.abi.exports[sem])
-		if f == nil {
-			return fmt.Errorf("quickjs: export %s missing", sem)
-		}
-		i.fns[k] = f
-	}
-	return nil
 }
 
 // init runs the constructors and creates the JSRuntime.
@@ -211,6 +204,31 @@ func (i *Instance) Broken() error { return i.broken }
 // Stderr returns what the C side printed to stdout/stderr (bounded).
 func (i *Instance) Stderr() string { return i.stderr.String() }
 
+// compacter is a linear memory that can give back pages that hold what
+// the memory would read without them (mmapMemory).
+type compacter interface {
+	compact(cur uint32) int64
+}
+
+// Compact releases what an idle instance holds and can get back on
+// demand: its call engines (each a Go-allocated stack of 10 KiB or more,
+// grown by the deepest call and never shrunk; the next call binds a fresh
+// one) and the written pages of its memory whose bytes equal the
+// snapshot's or zero (see mmapMemory.compact). It returns the bytes of
+// memory released. Call it between calls, on the goroutine that drives
+// the instance or while that goroutine is excluded.
+func (i *Instance) Compact() int64 {
+	if i.closed || i.depth != 0 {
+		return 0
+	}
+	clear(i.disp)
+	i.disp = i.disp[:0]
+	if c, ok := i.lm.(compacter); ok {
+		return c.compact(i.mem.Size())
+	}
+	return 0
+}
+
 // Close closes the module and frees its memory. Only the goroutine that
 // drives the instance may call it.
 func (i *Instance) Close() error {
@@ -230,13 +248,30 @@ func (i *Instance) call(fn int, args ...uint64) (uint64, error) {
 	if i.broken != nil {
 		return 0, i.broken
 	}
-	st := i.stack[:]
-	copy(st, args)
 	if i.stopped.Load() {
 		i.broken = &CallError{Func: fnNames[fn], Kind: "stopped", Err: errors.New("instance stopped")}
 		return 0, i.broken
 	}
-	if err := i.fns[fn].CallWithStack(i.ctx, st); err != nil {
+	d := i.depth
+	if d == len(i.disp) {
+		f := i.mod.ExportedFunction(dispatchExport)
+		if f == nil {
+			i.broken = fmt.Errorf("quickjs: export %s missing", dispatchExport)
+			return 0, i.broken
+		}
+		i.disp = append(i.disp, f)
+	}
+	// The slots are shared by every depth: wazero copies the arguments
+	// in when a call starts and the results out when it returns, so a
+	// nested call in between does no harm.
+	st := i.stack[:]
+	st[0] = uint64(fn)
+	n := copy(st[1:], args)
+	clear(st[1+n:])
+	i.depth = d + 1
+	err := i.disp[d].CallWithStack(i.ctx, st)
+	i.depth = d
+	if err != nil {
 		i.broken = i.classify(fnNames[fn], err)
 		return 0, i.broken
 	}

@@ -193,3 +193,61 @@ func (m *mmapMemory) copyBack(pm int, s *memSnapshot, size, cur uint32) error {
 	}
 	return nil
 }
+
+// compact drops the written pages of the first cur bytes that hold what a
+// read would find without them: below the mapped snapshot, the snapshot's
+// bytes (the page is shared again); above it, zeros. It returns how many
+// bytes it dropped. The memory reads the same before and after.
+func (m *mmapMemory) compact(cur uint32) int64 {
+	if m.buf == nil || int(cur) > len(m.buf) {
+		return 0
+	}
+	pm, err := pagemap()
+	if err != nil {
+		return 0
+	}
+	pages := int(cur) / osPage
+	// Not m.pm: an idle instance should not keep 8 bytes per page.
+	ents := make([]byte, pages*8)
+	base := int64(uintptr(unsafe.Pointer(&m.buf[0]))) / osPage * 8
+	for got := 0; got < len(ents); {
+		n, err := unix.Pread(pm, ents[got:], base+int64(got))
+		if err != nil || n == 0 {
+			return 0
+		}
+		got += n
+	}
+	below := 0
+	if m.snap != nil {
+		below = len(m.snap.data) / osPage
+	}
+	var zero [osPage]byte
+	var dropped int64
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && unix.Madvise(m.buf[start*osPage:end*osPage], unix.MADV_DONTNEED) == nil {
+			dropped += int64(end-start) * osPage
+		}
+		start = -1
+	}
+	for k := 0; k < pages; k++ {
+		e := binary.LittleEndian.Uint64(ents[8*k:])
+		same := false
+		if e&pmPresent != 0 && e&pmFile == 0 {
+			off := k * osPage
+			if k < below {
+				same = bytes.Equal(m.buf[off:off+osPage], m.snap.data[off:off+osPage])
+			} else {
+				same = bytes.Equal(m.buf[off:off+osPage], zero[:])
+			}
+		}
+		switch {
+		case same && start < 0:
+			start = k
+		case !same:
+			flush(k)
+		}
+	}
+	flush(pages)
+	return dropped
+}

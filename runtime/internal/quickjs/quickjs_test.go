@@ -154,3 +154,26 @@ func TestEvalString(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDispatcher: calls go through one api.Function per nesting level (a
+// host function calling back in gets the next), and a number past the
+// exports traps.
+func TestDispatcher(t *testing.T) {
+	_, inst, c := newTestContext(t)
+	v, err := inst.NewFloat64(c, 2.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := inst.GetFloat64(c, v); err != nil || f != 2.5 {
+		t.Fatalf("GetFloat64: %v %v", f, err)
+	}
+	inst.FreeValue(c, v)
+	if len(inst.disp) != 1 {
+		t.Errorf("%d dispatchers bound by top-level calls, want 1", len(inst.disp))
+	}
+	st := make([]uint64, dispatchArgs+1)
+	st[0] = numFns
+	if err := inst.disp[0].CallWithStack(inst.ctx, st); err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("dispatch of export %d: %v, want the unreachable trap", numFns, err)
+	}
+}

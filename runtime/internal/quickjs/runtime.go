@@ -80,6 +80,15 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	if wasm, globals, err = exportMutableGlobals(wasm); err != nil {
 		return nil, fmt.Errorf("quickjs: exporting the mutable globals: %w", err)
 	}
+	targets := make([]string, numFns)
+	for k, sem := range fnNames {
+		if targets[k] = a.exports[sem]; targets[k] == "" {
+			return nil, fmt.Errorf("quickjs: the glue does not map export %s", sem)
+		}
+	}
+	if wasm, err = addDispatcher(wasm, targets); err != nil {
+		return nil, fmt.Errorf("quickjs: adding the dispatcher: %w", err)
+	}
 	if mi.module != a.importModule || a.imports[mi.name] != "memory" {
 		return nil, fmt.Errorf("quickjs: the wasm imports memory as %s.%s, the glue says otherwise", mi.module, mi.name)
 	}
@@ -110,6 +119,9 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	}
 	if err := a.check(compiled.ImportedFunctions(), compiled.ExportedFunctions()); err != nil {
 		return fail(fmt.Errorf("quickjs: the wasm does not match its glue: %w", err))
+	}
+	if _, ok := compiled.ExportedFunctions()[dispatchExport]; !ok {
+		return fail(fmt.Errorf("quickjs: the rewritten wasm does not export %s", dispatchExport))
 	}
 	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min, globals: globals}
 	if err := r.instantiateHost(ctx); err != nil {
@@ -193,9 +205,5 @@ func (r *Runtime) instantiate(ctx context.Context) (*Instance, error) {
 	}
 	inst.mod = mod
 	inst.mem = mod.Memory()
-	if err := inst.bind(); err != nil {
-		inst.Close()
-		return nil, err
-	}
 	return inst, nil
 }

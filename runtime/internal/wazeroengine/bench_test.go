@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -164,4 +165,32 @@ func runPerCall(b *testing.B, eng engine.Engine, job *engine.Job) {
 func TestIdleSize(t *testing.T) {
 	eng := newTestEngine(t, Options{PoolSize: -1})
 	t.Logf("an idle persistent wazero environment holds %d KiB of Go heap", enginetest.IdleSize(t, eng, 20)>>10)
+}
+
+// TestIdleMemory measures what idle persistent environments cost the
+// process: resident memory (Go heap and wasm pages), page tables and
+// memory mappings, per environment, at $CODEMODE_IDLE_ENVS environments
+// (skipped when unset), once compacted (CompactAfter 10 ms; with
+// CODEMODE_IDLE_COMPACT=off, never: the state right after a run):
+//
+//	CODEMODE_IDLE_ENVS=10000 go test ./runtime/internal/wazeroengine -run TestIdleMemory -v -timeout 30m
+//
+// Past about 32,000 environments the process needs more memory mappings
+// than Linux's default vm.max_map_count (65530) allows: each instance has
+// two (see docs/engines.md).
+func TestIdleMemory(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("CODEMODE_IDLE_ENVS"))
+	if n <= 0 {
+		t.Skip("set CODEMODE_IDLE_ENVS to the number of environments")
+	}
+	opts, settle := Options{PoolSize: -1, CompactAfter: 10 * time.Millisecond}, time.Second
+	if os.Getenv("CODEMODE_IDLE_COMPACT") == "off" {
+		opts.CompactAfter, settle = -1, 0
+	}
+	eng := newTestEngine(t, opts)
+	before, after, took := enginetest.IdleMemory(t, eng, n, settle)
+	per := func(a, b int64) float64 { return float64(b-a) / float64(n) / 1024 }
+	t.Logf("%d idle persistent wazero environments (compact after %v) in %v: per environment RSS %.1f KiB, PSS %.1f KiB, anonymous %.1f KiB, Go heap %.1f KiB (Go runtime holds %.1f KiB), page tables %.1f KiB, %.2f mappings; process RSS %d MiB, PSS %d MiB, %d mappings",
+		n, opts.CompactAfter, took.Round(time.Millisecond), per(before.RSS, after.RSS), per(before.PSS, after.PSS), per(before.Anon, after.Anon), per(before.HeapLive, after.HeapLive), per(before.GoHeld, after.GoHeld), per(before.PTE, after.PTE),
+		float64(after.Maps-before.Maps)/float64(n), after.RSS>>20, after.PSS>>20, after.Maps)
 }

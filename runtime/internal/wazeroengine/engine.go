@@ -33,6 +33,16 @@
 // resets the whole QuickJS runtime, not only the context. Where snapshots
 // are unsupported (outside Linux) contexts are built as before.
 //
+// # Idle environments
+//
+// An instance calls QuickJS through one exported dispatcher (see
+// quickjs.addDispatcher), so it holds one wazero call stack per nesting
+// level rather than one per export. A persistent environment idle for
+// Options.CompactAfter compacts: its call stacks are dropped and the pages
+// a run wrote back to the snapshot's bytes are shared again (see
+// quickjs.Instance.Compact). Each instance reserves Options.MaxMemory of
+// address space. docs/engines.md has the figures.
+//
 // # The artifact
 //
 // The QuickJS wasm is embedded in the binary (package quickjs/embed), so New
@@ -75,6 +85,13 @@ type Options struct {
 	// EnvOptions.MemoryLimit is zero, in bytes. If zero, 256 MiB. Any
 	// limit acts as at least 16 MiB, the module's initial memory.
 	MemoryLimit int64
+	// MaxMemory is the largest memory limit an environment can have, in
+	// bytes: a larger EnvOptions.MemoryLimit acts as MaxMemory. Each
+	// instance reserves this much address space (not memory), so it bounds
+	// how many instances fit in the process's 128 TiB of user address
+	// space: 2 GiB each (the module's own maximum) stops near 60,000. If
+	// zero, 1 GiB or MemoryLimit, whichever is larger; at most 2 GiB.
+	MaxMemory int64
 	// MaxStackDepth bounds the JavaScript call stack, in frames, when
 	// EnvOptions.MaxStackDepth is zero. If zero, 10000. Frames are
 	// converted to bytes of QuickJS's C stack (an estimate: frames with
@@ -86,6 +103,13 @@ type Options struct {
 	// HighWaterMemory: an instance whose memory grew past this many bytes
 	// is closed instead of reused. If zero, 64 MiB.
 	HighWaterMemory int64
+	// CompactAfter is how long a persistent environment sits idle before
+	// its instance gives back what it can get again on demand: its call
+	// stacks (Go heap) and the pages of its memory that a run wrote back
+	// to the snapshot's bytes or to zeros (see quickjs.Instance.Compact).
+	// The next run pays about 40 µs of CPU to grow a stack again. If
+	// zero, 5 s. If negative, never.
+	CompactAfter time.Duration
 	// Grace overrides engine.Grace: how long after the deadline (or
 	// cancellation, or Env.Close) a run that the interrupt handler did not
 	// stop is hard-stopped (tests).
@@ -104,11 +128,18 @@ func (o Options) withDefaults() Options {
 	if o.MemoryLimit == 0 {
 		o.MemoryLimit = 256 << 20
 	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = max(1<<30, o.MemoryLimit)
+	}
+	o.MaxMemory = min(max(o.MaxMemory, 16<<20), 2<<30)
 	if o.MaxStackDepth == 0 {
 		o.MaxStackDepth = 10000
 	}
 	if o.MaxPrograms == 0 {
 		o.MaxPrograms = 100
+	}
+	if o.CompactAfter == 0 {
+		o.CompactAfter = 5 * time.Second
 	}
 	if o.HighWaterMemory == 0 {
 		o.HighWaterMemory = 64 << 20
@@ -146,7 +177,8 @@ func newStopped(opts Options) (*engine.Base, error) {
 		}
 	}
 	ctx := context.Background()
-	rt, err := quickjs.NewRuntime(ctx, quickjs.RuntimeOptions{Artifact: art, CacheDir: cacheDir})
+	rt, err := quickjs.NewRuntime(ctx, quickjs.RuntimeOptions{Artifact: art, CacheDir: cacheDir,
+		MaxMemoryPages: uint32((opts.MaxMemory + 65535) >> 16)})
 	if err != nil {
 		return nil, fmt.Errorf("wazero engine: %w", err)
 	}
@@ -169,6 +201,11 @@ type driver struct {
 	rt    *quickjs.Runtime
 	bgCtx context.Context
 
+	// closeMu: compactions hold it for reading, Close for writing, so
+	// that none touches an instance the runtime's Close unmaps.
+	closeMu sync.RWMutex
+	closed  bool
+
 	snapMu sync.Mutex
 	snap   *pristine // nil until the first vm, or when unsupported
 	noSnap bool      // snapshots are unsupported here
@@ -182,6 +219,9 @@ func (d *driver) NewVM() (engine.VM, error) { return d.newVM() }
 func (d *driver) Reset(v engine.VM) error { return d.reset(v.(*vm)) }
 
 func (d *driver) Close() error {
+	d.closeMu.Lock()
+	d.closed = true
+	d.closeMu.Unlock()
 	err := d.rt.Close(context.Background())
 	d.snapMu.Lock()
 	if d.snap != nil {

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/quickjs"
@@ -46,7 +48,15 @@ type vm struct {
 	// was stopped, ran out of memory, or left jobs behind.
 	dirty bool
 	cfg   engine.VMConfig
-	limit int64 // the memory cap: cfg's, at least the module's initial memory
+	limit int64 // the memory cap: cfg's, at least the module's initial memory, at most Options.MaxMemory
+
+	// idleMu keeps the idle compaction (compact) away from every call
+	// into the instance: runs (Begin to End) and the engine's calls
+	// between runs (Configure, Globals, Reset, Close).
+	idleMu sync.Mutex
+	inRun  bool        // between Begin and End
+	closed bool        // Close was called
+	idle   *time.Timer // runs compact CompactAfter after a persistent run's End
 
 	polyfilled  uint32      // the es.js features installed in ctx (engine.Polyfills)
 	run         *engine.Run // the run in progress; the host hooks report to it
@@ -132,6 +142,8 @@ func (d *driver) pristine() (*pristine, *vm, error) {
 // reset gives the vm a fresh context: the pristine snapshot restored, or
 // the old context freed and a new one built.
 func (d *driver) reset(v *vm) error {
+	v.idleMu.Lock()
+	defer v.idleMu.Unlock()
 	d.snapMu.Lock()
 	p := d.snap
 	d.snapMu.Unlock()
@@ -218,16 +230,49 @@ func (v *vm) check(val quickjs.Value) error {
 	return errors.New(s)
 }
 
+// compact runs when a persistent environment was idle for CompactAfter:
+// the instance gives back its call stacks and the pages it can read again
+// from the snapshot (see quickjs.Instance.Compact).
+func (v *vm) compact() {
+	d := v.d
+	d.closeMu.RLock()
+	defer d.closeMu.RUnlock()
+	v.idleMu.Lock()
+	defer v.idleMu.Unlock()
+	if d.closed || v.closed || v.inRun || v.inst.Broken() != nil {
+		return
+	}
+	v.inst.Compact()
+}
+
+// armIdle schedules compact after a persistent run (called with idleMu).
+func (v *vm) armIdle() {
+	after := v.d.opts.CompactAfter
+	if !v.cfg.Persistent || after < 0 {
+		return
+	}
+	if v.idle == nil {
+		v.idle = time.AfterFunc(after, v.compact)
+		return
+	}
+	v.idle.Reset(after)
+}
+
 // Configure implements engine.VM.
 func (v *vm) Configure(c engine.VMConfig) error {
+	v.idleMu.Lock()
+	defer v.idleMu.Unlock()
 	v.cfg = c
-	v.limit = max(c.MemoryLimit, v.d.rt.InitialMemory())
+	v.limit = min(max(c.MemoryLimit, v.d.rt.InitialMemory()), v.d.rt.MaxMemory())
 	v.inst.SetMemoryLimit(v.limit)
 	return v.inst.SetMaxStackSize(stackBytes(c.MaxStackDepth))
 }
 
 // Begin implements engine.VM.
 func (v *vm) Begin(r *engine.Run) error {
+	v.idleMu.Lock()
+	v.inRun = true
+	v.idleMu.Unlock()
 	v.run = r
 	v.programs++
 	v.inst.ResetRefused()
@@ -355,6 +400,10 @@ func (v *vm) End(stopped bool) bool {
 	defer func() {
 		v.run = nil
 		v.interrupted.Store(false)
+		v.idleMu.Lock()
+		v.inRun = false
+		v.armIdle()
+		v.idleMu.Unlock()
 	}()
 	i := v.inst
 	if stopped || i.Refused() {
@@ -389,6 +438,8 @@ func (v *vm) End(stopped bool) bool {
 
 // Globals implements engine.VM.
 func (v *vm) Globals() ([]string, error) {
+	v.idleMu.Lock()
+	defer v.idleMu.Unlock()
 	s, err := v.callString(fnGlobalsJSON, "")
 	if err != nil {
 		return nil, err
@@ -418,7 +469,15 @@ func (v *vm) Reusable() bool {
 }
 
 // Close implements engine.VM.
-func (v *vm) Close() error { return v.inst.Close() }
+func (v *vm) Close() error {
+	v.idleMu.Lock()
+	defer v.idleMu.Unlock()
+	v.closed = true
+	if v.idle != nil {
+		v.idle.Stop()
+	}
+	return v.inst.Close()
+}
 
 // callString calls prelude function fn with one string argument and
 // returns its result as a string ("" for undefined).

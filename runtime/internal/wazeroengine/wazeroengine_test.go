@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/enginetest"
 	"github.com/codemode/codemode/runtime/internal/quickjs"
 	"github.com/codemode/codemode/tools/errs"
 )
@@ -303,6 +304,50 @@ func TestMemoryLimitPerEnv(t *testing.T) {
 	res, _ = runBody(t, e, "return new Uint8Array(40 << 20).length", 5*time.Second, engine.EnvOptions{MemoryLimit: 64 << 20}, nil)
 	if string(res.Value) != strconv.Itoa(40<<20) {
 		t.Errorf("64 MiB env allocating 40 MiB: got %s %v, want success", res.Value, res.Err)
+	}
+}
+
+// TestMaxMemoryBoundsEnvLimits: a MemoryLimit above Options.MaxMemory
+// (each instance's address space reservation) acts as MaxMemory, and the
+// error says so.
+func TestMaxMemoryBoundsEnvLimits(t *testing.T) {
+	e := newTestEngine(t, Options{PoolSize: -1, MaxMemory: 32 << 20})
+	res, _ := runBody(t, e, "return new Uint8Array(40 << 20).length", 5*time.Second, engine.EnvOptions{MemoryLimit: 2 << 30}, nil)
+	if code(res) != errs.CodeMemoryLimit || !strings.Contains(res.Err.Message, "32 MiB") {
+		t.Fatalf("got %s %v", res.Value, res.Err)
+	}
+	res, _ = runBody(t, e, "return new Uint8Array(8 << 20).length", 5*time.Second, engine.EnvOptions{MemoryLimit: 2 << 30}, nil)
+	if res.Err != nil || string(res.Value) != "8388608" {
+		t.Fatalf("got %s %v", res.Value, res.Err)
+	}
+}
+
+// TestCompactKeepsState: a persistent environment compacted while idle
+// (call stacks dropped, pages given back) runs on with its globals.
+func TestCompactKeepsState(t *testing.T) {
+	e := newTestEngine(t, Options{PoolSize: -1, CompactAfter: time.Millisecond})
+	env, err := e.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	o := enginetest.Exec(t, e, "globalThis.acc = []; globalThis.big = 'z'.repeat(1 << 20); return 0", enginetest.ExecOptions{Env: env})
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	for k := 1; k <= 5; k++ {
+		time.Sleep(20 * time.Millisecond) // compacted meanwhile
+		o := enginetest.Exec(t, e, "acc.push(acc.length + ':' + big.length); return acc.join()", enginetest.ExecOptions{Env: env})
+		want := ""
+		for j := 0; j < k; j++ {
+			if j > 0 {
+				want += ","
+			}
+			want += strconv.Itoa(j) + ":1048576"
+		}
+		if o.Err != nil || string(o.Value) != strconv.Quote(want) {
+			t.Fatalf("run %d: got %s %v, want %q", k, o.Value, o.Err, want)
+		}
 	}
 }
 
