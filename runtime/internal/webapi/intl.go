@@ -314,17 +314,19 @@ func (o ordered) get(k string) any {
 // resolves its formatters again in every program.
 var resolved cache[string]
 
-func intlCall(arg string) (string, error) {
+func intlCall(arg, zone string) (string, error) {
 	if strings.HasPrefix(arg, `{"op":"`) && len(arg) < 4096 {
 		op, _, _ := strings.Cut(arg[7:], `"`)
 		if strings.HasSuffix(op, ".resolve") {
-			return resolved.get(arg, func() (string, error) { return intlAnswer(arg) })
+			return resolved.get(zone+"\x00"+arg, func() (string, error) { return intlAnswer(arg, zone) })
 		}
 	}
-	return intlAnswer(arg)
+	return intlAnswer(arg, zone)
 }
 
-func intlAnswer(arg string) (string, error) {
+// intlAnswer answers one request; zone is the time zone of a
+// DateTimeFormat whose options name none.
+func intlAnswer(arg, zone string) (string, error) {
 	var req intlRequest
 	if err := json.Unmarshal([]byte(arg), &req); err != nil {
 		return "", typeError("Intl: bad request")
@@ -345,7 +347,7 @@ func intlAnswer(arg string) (string, error) {
 	case "pr.select":
 		out, err = pluralSelect(req.Resolved, req.Value)
 	case "dtf.resolve":
-		out, err = dateResolve(req.Locales, req.Options, req.Extra)
+		out, err = dateResolve(req.Locales, req.Options, req.Extra, zone)
 	case "dtf.format":
 		out, err = dateFormat(req.Resolved, req.Value)
 	case "coll.resolve":
