@@ -187,6 +187,7 @@ func compileRegexpFromValueString(patternStr String, flags string) (*regexpPatte
 
 func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
+	var hasIndices bool // codemode patch: the d flag
 	var wrapper *regexpWrapper
 	var wrapper2 *regexp2Wrapper
 
@@ -226,6 +227,12 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 					return
 				}
 				sticky = true
+			case 'd': // codemode patch: match indices (ES2022)
+				if hasIndices {
+					invalidFlags()
+					return
+				}
+				hasIndices = true
 			case 'u':
 				if unicode {
 					invalidFlags()
@@ -295,6 +302,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 		dotAll:         dotAll,
 		sticky:         sticky,
 		unicode:        unicode,
+		hasIndices:     hasIndices, // codemode patch
 	}
 	return
 }
@@ -617,11 +625,33 @@ func (r *Runtime) regexpproto_getSticky(call FunctionCall) Value {
 	}
 }
 
+// regexpproto_getHasIndices is RegExp.prototype.hasIndices (codemode
+// patch: the d flag).
+func (r *Runtime) regexpproto_getHasIndices(call FunctionCall) Value {
+	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
+		if this.pattern.hasIndices {
+			return valueTrue
+		}
+		return valueFalse
+	} else if call.This == r.global.RegExpPrototype {
+		return _undefined
+	}
+	panic(r.NewTypeError("Method RegExp.prototype.hasIndices getter called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+}
+
 func (r *Runtime) regexpproto_getFlags(call FunctionCall) Value {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
 
 	thisObj := r.toObject(call.This)
 	size := 0
+	// codemode patch: hasIndices (d) first, as the spec reads it
+	hasIndices := false
+	if v := thisObj.self.getStr("hasIndices", nil); v != nil {
+		hasIndices = v.ToBoolean()
+		if hasIndices {
+			size++
+		}
+	}
 	if v := thisObj.self.getStr("global", nil); v != nil {
 		global = v.ToBoolean()
 		if global {
@@ -661,6 +691,9 @@ func (r *Runtime) regexpproto_getFlags(call FunctionCall) Value {
 
 	var sb strings.Builder
 	sb.Grow(size)
+	if hasIndices {
+		sb.WriteByte('d')
+	}
 	if global {
 		sb.WriteByte('g')
 	}
@@ -1373,6 +1406,11 @@ func (r *Runtime) getRegExpPrototype() *Object {
 		o.setOwnStr("sticky", &valueProperty{
 			configurable: true,
 			getterFunc:   r.newNativeFunc(r.regexpproto_getSticky, "get sticky", 0),
+			accessor:     true,
+		}, false)
+		o.setOwnStr("hasIndices", &valueProperty{ // codemode patch: the d flag
+			configurable: true,
+			getterFunc:   r.newNativeFunc(r.regexpproto_getHasIndices, "get hasIndices", 0),
 			accessor:     true,
 		}, false)
 		o.setOwnStr("flags", &valueProperty{
