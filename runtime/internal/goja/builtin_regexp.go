@@ -276,6 +276,16 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 			}
 		} else {
 			wrapper = (*regexpWrapper)(pattern)
+			if (global || sticky) && duplicateNames(pattern.SubexpNames()) {
+				// codemode patch: a search that resumes at lastIndex runs
+				// on regexp2, which refuses duplicate group names: a
+				// SyntaxError now rather than a Go panic at the second
+				// match
+				if _, err2 := compileRegexp2(patternStr, multiline, dotAll, ignoreCase, unicode); err2 != nil {
+					err = fmt.Errorf("Invalid regular expression: a group name repeated in a global or sticky pattern is not supported (%v)", err2)
+					return
+				}
+			}
 		}
 	} else {
 		var incompat parser.RegexpErrorIncompatible
@@ -1427,4 +1437,18 @@ func (r *Runtime) getRegExpPrototype() *Object {
 		o.guard("exec", "global", "multiline", "ignoreCase", "unicode", "sticky")
 	}
 	return ret
+}
+
+// duplicateNames reports whether a group name occurs twice (codemode patch).
+func duplicateNames(names []string) bool {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if n != "" {
+			if seen[n] {
+				return true
+			}
+			seen[n] = true
+		}
+	}
+	return false
 }

@@ -556,7 +556,13 @@ func (r *Runtime) createRegexpGroupsObj(valueArray []Value, groupNames []string)
 			} else if groups == nil {
 				groups = r.newBaseObject(nil, classObject)
 			}
-			groups.setOwnStr(unistring.NewFromString(name), valueArray[index], false)
+			key := unistring.NewFromString(name)
+			if valueArray[index] == _undefined && groups.getOwnPropStr(key) != nil {
+				// codemode patch: a duplicate name (ES2025, in another
+				// alternative) keeps the capture of the group that matched
+				continue
+			}
+			groups.setOwnStr(key, valueArray[index], false)
 		}
 	}
 	if groups != nil {
@@ -572,7 +578,12 @@ func createRegexpGroupsMap(result regexpResult) (groups map[unistring.String]int
 			if group := result.groups[i]; group != "" {
 				idx := i * 2
 				if idx < len(result.indexes)-1 {
-					groups[unistring.NewFromString(group)] = idx
+					// codemode patch: of groups sharing a name (ES2025, in
+					// different alternatives), the one that matched
+					k := unistring.NewFromString(group)
+					if _, seen := groups[k]; !seen || result.indexes[idx] >= 0 {
+						groups[k] = idx
+					}
 				}
 			}
 		}
