@@ -85,6 +85,9 @@ type Options struct {
 	// MaxAbandonedRuns is runtime.Options.MaxAbandonedRuns (used when
 	// Runtime is nil).
 	MaxAbandonedRuns int
+	// TimeZone is runtime.Options.TimeZone (used when Runtime is nil): the
+	// programs' time zone; empty is UTC.
+	TimeZone string
 	// Logger receives the plugin's warnings. If nil, nothing is logged.
 	Logger *slog.Logger
 	// Observers watch every program code_run runs (telemetry, the run
@@ -149,7 +152,7 @@ func Mount(reg *tools.Registry, parent *scope.Scope, opts Options) (*Plugin, err
 	}
 	p.rt = opts.Runtime
 	if p.rt == nil {
-		rt, err := runtime.New(runtime.Options{Engine: opts.Engine, Limits: opts.Limits, Logger: opts.Logger, Governor: opts.Governor, MaxAbandonedRuns: opts.MaxAbandonedRuns})
+		rt, err := runtime.New(runtime.Options{Engine: opts.Engine, Limits: opts.Limits, Logger: opts.Logger, Governor: opts.Governor, MaxAbandonedRuns: opts.MaxAbandonedRuns, TimeZone: opts.TimeZone})
 		if err != nil {
 			return fail(fmt.Errorf("codemode: %w", err))
 		}

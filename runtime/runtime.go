@@ -84,6 +84,13 @@ func Modes() []Mode { return []Mode{ModePerCall, ModePersistent} }
 // KnownEngine and KnownMode report whether a name is one of the lists'.
 func KnownEngine(name string) bool { return slices.Contains(Engines(), name) }
 
+// CheckTimeZone reports whether name is a time zone [Options.TimeZone]
+// takes: nil, or an error saying what it wants instead.
+func CheckTimeZone(name string) error {
+	_, _, err := engine.TimeZone(name)
+	return err
+}
+
 // KnownMode reports whether m is one of [Modes].
 func KnownMode(m Mode) bool { return slices.Contains(Modes(), m) }
 
@@ -197,6 +204,13 @@ type Options struct {
 	// many are, new programs fail at once with OVERLOADED. If zero, 2; if
 	// negative, no bound.
 	MaxAbandonedRuns int
+	// TimeZone is the time zone of programs: Date's local time
+	// (getHours, toString) and Intl's default (toLocaleString,
+	// DateTimeFormat without a timeZone option). An IANA name from Go's
+	// database ("Europe/Paris"), an offset ("+05:30") or "UTC". If empty,
+	// UTC: programs never learn the host's zone. An unknown zone is New's
+	// error (see [CheckTimeZone]).
+	TimeZone string
 }
 
 // Runtime runs programs. It is safe for concurrent use; Close releases the
@@ -222,10 +236,10 @@ func New(opts Options) (*Runtime, error) {
 	var err error
 	switch opts.Engine {
 	case EngineGoja:
-		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth, MaxAbandoned: opts.MaxAbandonedRuns})
+		rt.eng, err = gojaengine.New(gojaengine.Options{PoolSize: opts.PoolSize, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth, MaxAbandoned: opts.MaxAbandonedRuns, TimeZone: opts.TimeZone})
 	case "", EngineWazero:
 		rt.opts.Engine = EngineWazero
-		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth, MaxAbandoned: opts.MaxAbandonedRuns})
+		rt.eng, err = wazeroengine.New(wazeroengine.Options{PoolSize: opts.PoolSize, CacheDir: opts.CacheDir, MemoryLimit: rt.limits.MemoryBytes, MaxStackDepth: rt.limits.MaxStackDepth, MaxAbandoned: opts.MaxAbandonedRuns, TimeZone: opts.TimeZone})
 	default:
 		return nil, fmt.Errorf("runtime: unknown engine %q (want one of %q)", opts.Engine, Engines())
 	}

@@ -163,6 +163,9 @@ type CodeMode struct {
 	// MaxAbandonedRuns bounds programs stopped at their deadline whose
 	// engine is still busy in a built-in (runtime.Options.MaxAbandonedRuns).
 	MaxAbandonedRuns int
+	// TimeZone is the programs' time zone (runtime.Options.TimeZone); ""
+	// means UTC.
+	TimeZone string
 
 	// Listen is the host:port of the streamable-HTTP front; "" means stdio.
 	Listen string

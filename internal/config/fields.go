@@ -185,6 +185,8 @@ var codeModeFields = []field[CodeMode]{
 	{key: "idleTTL", kind: kDuration, at: func(c *CodeMode) any { return &c.IdleTTL }, help: "a persistent environment idle this long is released"},
 	{key: "maxAbandonedRuns", kind: kCount, at: func(c *CodeMode) any { return &c.MaxAbandonedRuns },
 		help: "programs stopped at their deadline while a built-in that cannot be interrupted still runs (goja): at this many at once, new programs fail with OVERLOADED until one finishes (default 2)"},
+	{key: "timeZone", kind: kString, empty: `(leave the key out for UTC)`, at: func(c *CodeMode) any { return &c.TimeZone },
+		help: `the programs' time zone: Date's local time and Intl's default, an IANA name ("Europe/Paris"), an offset ("+05:30") or "UTC" (default UTC)`},
 	{key: "listen", kind: kString, empty: "(leave the key out to serve stdio)", at: func(c *CodeMode) any { return &c.Listen }, help: "host:port of the streamable-HTTP front (default: stdio)"},
 	{key: "trustedHosts", kind: kStrings, at: func(c *CodeMode) any { return &c.TrustedHosts }, help: "extra canonical host[:port] values the HTTP front accepts in Host"},
 	{key: "bearerToken", kind: kString, at: func(c *CodeMode) any { return &c.BearerToken }, help: "the token the HTTP front requires"},

@@ -33,6 +33,7 @@ func (c *Config) PresetOptions(log *slog.Logger) codemode.Options {
 		MaxEnvironments:  cm.MaxEnvironments,
 		IdleTTL:          cm.IdleTTL,
 		MaxAbandonedRuns: cm.MaxAbandonedRuns,
+		TimeZone:         cm.TimeZone,
 		Logger:           log,
 	}
 }

@@ -152,6 +152,11 @@ func validateCodeMode(p *parser, path string, c CodeMode) {
 	if c.Mode != "" && !runtime.KnownMode(runtime.Mode(c.Mode)) {
 		p.add(join(path, "mode"), "%q is not a mode (want one of %q)", c.Mode, runtime.Modes())
 	}
+	if c.TimeZone != "" {
+		if err := runtime.CheckTimeZone(c.TimeZone); err != nil {
+			p.add(join(path, "timeZone"), "%v", err)
+		}
+	}
 	checkNonNegative(p, path, codeModeFields, &c)
 	if per := cmp.Or(c.Memory, runtime.Limits{}.WithDefaults().MemoryBytes); c.MaxTotalMemoryBytes > 0 && c.MaxTotalMemoryBytes < per {
 		p.add(join(path, "maxTotalMemoryBytes"), "%d bytes is less than one program's memory budget (%d bytes, codemode.memory): every program would be refused", c.MaxTotalMemoryBytes, per)

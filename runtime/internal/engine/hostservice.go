@@ -2,7 +2,9 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/codemode/codemode/runtime/internal/webapi"
 )
@@ -11,8 +13,9 @@ import (
 // intl.js): both engines' glue pass hostService(op, arg) here. The answer
 // is "=" + the result, or "!" + the error's name + "\n" + its message,
 // which the prelude throws as that JavaScript error. Go symbols never
-// reach a program: the function programs see is the prelude's.
-func HostService(op, arg string) (answer string) {
+// reach a program: the function programs see is the prelude's. zone is the
+// environment's time zone (canonical, see TimeZone): Intl's default.
+func HostService(zone, op, arg string) (answer string) {
 	defer func() {
 		// A host function never takes the process down: a bug in one
 		// (or in x/text under it) is the program's Error.
@@ -20,7 +23,7 @@ func HostService(op, arg string) (answer string) {
 			answer = "!Error\n" + op + ": internal error in a host function"
 		}
 	}()
-	s, err := webapi.Call(op, arg)
+	s, err := webapi.CallIn(zone, op, arg)
 	if err == nil {
 		return "=" + s
 	}
@@ -65,4 +68,18 @@ func WebGlobals(script string, installed uint32) (string, uint32) {
 		}
 	}
 	return strings.Join(names, ","), installed
+}
+
+// TimeZone resolves a configured time zone name ("" is UTC): its canonical
+// name (Intl's resolvedOptions().timeZone) and its location (Date's local
+// time). An unknown name is an error naming it.
+func TimeZone(name string) (string, *time.Location, error) {
+	if name == "" {
+		return "UTC", time.UTC, nil
+	}
+	canon, loc, err := webapi.TimeZone(name)
+	if err != nil {
+		return "", nil, fmt.Errorf("%q is not a time zone (want an IANA name such as \"Europe/Paris\", an offset such as \"+05:30\", or \"UTC\")", name)
+	}
+	return canon, loc, nil
 }

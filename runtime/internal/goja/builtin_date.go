@@ -10,7 +10,7 @@ import (
 func (r *Runtime) makeDate(args []Value, utc bool) (t time.Time, valid bool) {
 	switch {
 	case len(args) >= 2:
-		t = time.Date(1970, time.January, 1, 0, 0, 0, 0, time.Local)
+		t = time.Date(1970, time.January, 1, 0, 0, 0, 0, r.location()) // codemode patch: the runtime's time zone
 		t, valid = _dateSetYear(t, FunctionCall{Arguments: args}, 0, utc)
 	case len(args) == 0:
 		t = r.now()
@@ -25,7 +25,7 @@ func (r *Runtime) makeDate(args []Value, utc bool) (t time.Time, valid bool) {
 		if !valid {
 			pv := toPrimitive(args[0])
 			if val, ok := pv.(String); ok {
-				return dateParse(val.String())
+				return dateParse(val.String(), r.location()) // codemode patch: the runtime's time zone
 			}
 			pv = pv.ToNumber()
 			var n int64
@@ -69,11 +69,11 @@ func (r *Runtime) builtin_newDate(args []Value, proto *Object) *Object {
 }
 
 func (r *Runtime) builtin_date(FunctionCall) Value {
-	return asciiString(dateFormat(r.now()))
+	return asciiString(dateFormat(r.now(), r.location()))
 }
 
 func (r *Runtime) date_parse(call FunctionCall) Value {
-	t, set := dateParse(call.Argument(0).toString().String())
+	t, set := dateParse(call.Argument(0).toString().String(), r.location()) // codemode patch: the runtime's time zone
 	if set {
 		return intToValue(timeToMsec(t))
 	}
@@ -533,7 +533,37 @@ func mkTime(year, m, day, hour, min, sec, nsec int64, loc *time.Location) (t tim
 		return time.Time{}, false
 	}
 	month := time.Month(m) + 1
-	return time.Date(int(year), month, int(day), int(hour), int(min), int(sec), int(nsec), loc), true
+	return localDate(int(year), month, int(day), int(hour), int(min), int(sec), int(nsec), loc), true // codemode patch
+}
+
+// localDate is time.Date with ECMA-262's disambiguation of a local time
+// at a zone transition (codemode patch): a time that occurs twice (summer
+// time ends) is the earlier instant, a time that does not occur (summer
+// time starts) is read with the offset before the transition. time.Date
+// leaves both unspecified (it read 02:30 on New York's spring-forward day
+// as 06:30Z, V8 and the spec 07:30Z).
+func localDate(year int, month time.Month, day, hour, min, sec, nsec int, loc *time.Location) time.Time {
+	if loc == time.UTC {
+		return time.Date(year, month, day, hour, min, sec, nsec, loc)
+	}
+	w := time.Date(year, month, day, hour, min, sec, nsec, time.UTC) // the wall clock, read as UTC
+	_, before := w.Add(-36 * time.Hour).In(loc).Zone()
+	_, after := w.Add(36 * time.Hour).In(loc).Zone()
+	if before == after {
+		return w.Add(-time.Duration(before) * time.Second).In(loc)
+	}
+	var t time.Time
+	found := false
+	for _, off := range [2]int{before, after} {
+		i := w.Add(-time.Duration(off) * time.Second)
+		if _, o := i.In(loc).Zone(); o == off && (!found || i.Before(t)) {
+			t, found = i, true
+		}
+	}
+	if !found {
+		t = w.Add(-time.Duration(before) * time.Second)
+	}
+	return t.In(loc)
 }
 
 func _intArg(call FunctionCall, argNum int) (int64, bool) {
@@ -669,14 +699,14 @@ func _dateSetMilliseconds(year, mon, day, hours, min, sec int64, t time.Time, ca
 	if utc {
 		loc = time.UTC
 	} else {
-		loc = time.Local
+		loc = t.Location() // codemode patch: the runtime's time zone (t is the date's local time)
 	}
 	r, ok := mkTime(year, mon, day, hours, min, sec, msec*1e6, loc)
 	if !ok {
 		return time.Time{}, false
 	}
 	if utc {
-		return r.In(time.Local), true
+		return r.In(t.Location()), true // codemode patch
 	}
 	return r, true
 }
@@ -908,7 +938,7 @@ func (r *Runtime) dateproto_setFullYear(call FunctionCall) Value {
 		if d.isSet() {
 			t = d.time()
 		} else {
-			t = time.Date(1970, time.January, 1, 0, 0, 0, 0, time.Local)
+			t = time.Date(1970, time.January, 1, 0, 0, 0, 0, r.location()) // codemode patch: the runtime's time zone
 		}
 		t, ok := _dateSetFullYear(t, limitCallArgs(call, 3), 0, false)
 		if !ok {

@@ -187,6 +187,7 @@ func compileRegexpFromValueString(patternStr String, flags string) (*regexpPatte
 
 func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
+	var hasIndices bool // codemode patch: the d flag
 	var wrapper *regexpWrapper
 	var wrapper2 *regexp2Wrapper
 
@@ -226,6 +227,12 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 					return
 				}
 				sticky = true
+			case 'd': // codemode patch: match indices (ES2022)
+				if hasIndices {
+					invalidFlags()
+					return
+				}
+				hasIndices = true
 			case 'u':
 				if unicode {
 					invalidFlags()
@@ -269,6 +276,16 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 			}
 		} else {
 			wrapper = (*regexpWrapper)(pattern)
+			if (global || sticky) && duplicateNames(pattern.SubexpNames()) {
+				// codemode patch: a search that resumes at lastIndex runs
+				// on regexp2, which refuses duplicate group names: a
+				// SyntaxError now rather than a Go panic at the second
+				// match
+				if _, err2 := compileRegexp2(patternStr, multiline, dotAll, ignoreCase, unicode); err2 != nil {
+					err = fmt.Errorf("Invalid regular expression: a group name repeated in a global or sticky pattern is not supported (%v)", err2)
+					return
+				}
+			}
 		}
 	} else {
 		var incompat parser.RegexpErrorIncompatible
@@ -295,6 +312,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 		dotAll:         dotAll,
 		sticky:         sticky,
 		unicode:        unicode,
+		hasIndices:     hasIndices, // codemode patch
 	}
 	return
 }
@@ -617,11 +635,33 @@ func (r *Runtime) regexpproto_getSticky(call FunctionCall) Value {
 	}
 }
 
+// regexpproto_getHasIndices is RegExp.prototype.hasIndices (codemode
+// patch: the d flag).
+func (r *Runtime) regexpproto_getHasIndices(call FunctionCall) Value {
+	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
+		if this.pattern.hasIndices {
+			return valueTrue
+		}
+		return valueFalse
+	} else if call.This == r.global.RegExpPrototype {
+		return _undefined
+	}
+	panic(r.NewTypeError("Method RegExp.prototype.hasIndices getter called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+}
+
 func (r *Runtime) regexpproto_getFlags(call FunctionCall) Value {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
 
 	thisObj := r.toObject(call.This)
 	size := 0
+	// codemode patch: hasIndices (d) first, as the spec reads it
+	hasIndices := false
+	if v := thisObj.self.getStr("hasIndices", nil); v != nil {
+		hasIndices = v.ToBoolean()
+		if hasIndices {
+			size++
+		}
+	}
 	if v := thisObj.self.getStr("global", nil); v != nil {
 		global = v.ToBoolean()
 		if global {
@@ -661,6 +701,9 @@ func (r *Runtime) regexpproto_getFlags(call FunctionCall) Value {
 
 	var sb strings.Builder
 	sb.Grow(size)
+	if hasIndices {
+		sb.WriteByte('d')
+	}
 	if global {
 		sb.WriteByte('g')
 	}
@@ -1375,6 +1418,11 @@ func (r *Runtime) getRegExpPrototype() *Object {
 			getterFunc:   r.newNativeFunc(r.regexpproto_getSticky, "get sticky", 0),
 			accessor:     true,
 		}, false)
+		o.setOwnStr("hasIndices", &valueProperty{ // codemode patch: the d flag
+			configurable: true,
+			getterFunc:   r.newNativeFunc(r.regexpproto_getHasIndices, "get hasIndices", 0),
+			accessor:     true,
+		}, false)
 		o.setOwnStr("flags", &valueProperty{
 			configurable: true,
 			getterFunc:   r.newNativeFunc(r.regexpproto_getFlags, "get flags", 0),
@@ -1389,4 +1437,18 @@ func (r *Runtime) getRegExpPrototype() *Object {
 		o.guard("exec", "global", "multiline", "ignoreCase", "unicode", "sticky")
 	}
 	return ret
+}
+
+// duplicateNames reports whether a group name occurs twice (codemode patch).
+func duplicateNames(names []string) bool {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if n != "" {
+			if seen[n] {
+				return true
+			}
+			seen[n] = true
+		}
+	}
+	return false
 }

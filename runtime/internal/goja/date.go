@@ -25,7 +25,7 @@ type dateObject struct {
 	msec int64
 }
 
-func dateParse(date string) (t time.Time, ok bool) {
+func dateParse(date string, local *time.Location) (t time.Time, ok bool) { // codemode patch: local
 	d, ok := parseDateISOString(date)
 	if !ok {
 		d, ok = parseDateOtherString(date)
@@ -45,11 +45,11 @@ func dateParse(date string) (t time.Time, ok bool) {
 	}
 	var loc *time.Location
 	if d.isLocal {
-		loc = time.Local
+		loc = local // codemode patch: the runtime's time zone
 	} else {
 		loc = time.FixedZone("", d.timeZoneOffset*60)
 	}
-	t = time.Date(d.year, time.Month(d.month), d.day, d.hour, d.min, d.sec, d.msec*1e6, loc)
+	t = localDate(d.year, time.Month(d.month), d.day, d.hour, d.min, d.sec, d.msec*1e6, loc) // codemode patch: transitions as the spec's
 	unixMilli := t.UnixMilli()
 	ok = unixMilli >= -maxTime && unixMilli <= maxTime
 	return
@@ -72,8 +72,8 @@ func (r *Runtime) newDateObject(t time.Time, isSet bool, proto *Object) *Object 
 	return v
 }
 
-func dateFormat(t time.Time) string {
-	return t.Local().Format(dateTimeLayout)
+func dateFormat(t time.Time, loc *time.Location) string { // codemode patch: loc
+	return t.In(loc).Format(dateTimeLayout)
 }
 
 func timeFromMsec(msec int64) time.Time {
@@ -116,7 +116,7 @@ func (d *dateObject) unset() {
 }
 
 func (d *dateObject) time() time.Time {
-	return timeFromMsec(d.msec)
+	return timeFromMsec(d.msec).In(d.val.runtime.location()) // codemode patch: the runtime's time zone
 }
 
 func (d *dateObject) timeUTC() time.Time {

@@ -63,6 +63,7 @@ type regexpPattern struct {
 	src string
 
 	global, ignoreCase, multiline, dotAll, sticky, unicode bool
+	hasIndices                                             bool // codemode patch: the d flag
 
 	regexpWrapper  *regexpWrapper
 	regexp2Wrapper *regexp2Wrapper
@@ -203,6 +204,7 @@ func (p *regexpPattern) clone() *regexpPattern {
 		dotAll:     p.dotAll,
 		sticky:     p.sticky,
 		unicode:    p.unicode,
+		hasIndices: p.hasIndices, // codemode patch
 	}
 	if p.regexpWrapper != nil {
 		ret.regexpWrapper = p.regexpWrapper.clone()
@@ -529,7 +531,7 @@ func (r *regexpWrapper) findSubmatchIndexUnicode(s unicodeString, fullUnicode bo
 	wrapped := (*regexp.Regexp)(r)
 	if fullUnicode {
 		posMap, runes, _, _ := buildPosMap(&lenientUtf16Decoder{utf16Reader: s.utf16Reader()}, s.Length(), 0)
-		result := regexpResult{indexes: wrapped.FindReaderSubmatchIndex(&arrayRuneReader{runes: runes})}
+		result := regexpResult{indexes: wrapped.FindReaderSubmatchIndex(&arrayRuneReader{runes: runes}), groups: wrapped.SubexpNames()} // codemode patch: the group names (/(?<n>.)/u on a non-ASCII string had no groups)
 		for i, item := range result.indexes {
 			if item >= 0 {
 				result.indexes[i] = posMap[item]
@@ -554,7 +556,13 @@ func (r *Runtime) createRegexpGroupsObj(valueArray []Value, groupNames []string)
 			} else if groups == nil {
 				groups = r.newBaseObject(nil, classObject)
 			}
-			groups.setOwnStr(unistring.NewFromString(name), valueArray[index], false)
+			key := unistring.NewFromString(name)
+			if valueArray[index] == _undefined && groups.getOwnPropStr(key) != nil {
+				// codemode patch: a duplicate name (ES2025, in another
+				// alternative) keeps the capture of the group that matched
+				continue
+			}
+			groups.setOwnStr(key, valueArray[index], false)
 		}
 	}
 	if groups != nil {
@@ -570,7 +578,12 @@ func createRegexpGroupsMap(result regexpResult) (groups map[unistring.String]int
 			if group := result.groups[i]; group != "" {
 				idx := i * 2
 				if idx < len(result.indexes)-1 {
-					groups[unistring.NewFromString(group)] = idx
+					// codemode patch: of groups sharing a name (ES2025, in
+					// different alternatives), the one that matched
+					k := unistring.NewFromString(group)
+					if _, seen := groups[k]; !seen || result.indexes[idx] >= 0 {
+						groups[k] = idx
+					}
 				}
 			}
 		}
@@ -594,8 +607,8 @@ func (r *regexpObject) execResultToArray(target String, result regexpResult) Val
 		}
 	}
 	match := r.val.runtime.newArrayValues(valueArray)
+	match.self.setOwnStr("index", intToValue(int64(matchIndex)), false) // codemode patch: index before input, the spec's order
 	match.self.setOwnStr("input", target, false)
-	match.self.setOwnStr("index", intToValue(int64(matchIndex)), false)
 
 	groups := r.val.runtime.createRegexpGroupsObj(valueArray, result.groups)
 
@@ -611,8 +624,41 @@ func (r *regexpObject) execResultToArray(target String, result regexpResult) Val
 		Configurable: FLAG_TRUE,
 		Enumerable:   FLAG_TRUE,
 	}, false)
+	if r.pattern.hasIndices {
+		match.self.setOwnStr("indices", r.matchIndices(valueArray, result), false)
+	}
 
 	return match
+}
+
+// matchIndices is the match's indices array (the d flag; codemode patch):
+// ECMA-262's MakeMatchIndicesIndexPairArray, a [start, end] pair per
+// capture (undefined for one that did not participate) and, when the
+// pattern has named groups, a groups object of the same pairs. The
+// positions are the match's own, in UTF-16 code units, read where the
+// captured values were (valueArray says which captures participated).
+func (r *regexpObject) matchIndices(valueArray []Value, result regexpResult) Value {
+	rt := r.val.runtime
+	pairs := make([]Value, len(valueArray))
+	for i := range valueArray {
+		if i > 0 && valueArray[i] == _undefined {
+			pairs[i] = _undefined
+			continue
+		}
+		pairs[i] = rt.newArrayValues([]Value{intToValue(int64(result.indexes[2*i])), intToValue(int64(result.indexes[2*i+1]))})
+	}
+	indices := rt.newArrayValues(pairs)
+	var groupsVal Value = _undefined
+	if groups := rt.createRegexpGroupsObj(pairs, result.groups); groups != nil {
+		groupsVal = groups
+	}
+	indices.self.defineOwnPropertyStr("groups", PropertyDescriptor{
+		Value:        groupsVal,
+		Writable:     FLAG_TRUE,
+		Configurable: FLAG_TRUE,
+		Enumerable:   FLAG_TRUE,
+	}, false)
+	return indices
 }
 
 func (r *regexpObject) getLastIndex() int64 {

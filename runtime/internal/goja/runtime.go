@@ -180,7 +180,8 @@ type RandSource func() float64
 type Now func() time.Time
 
 type Runtime struct {
-	flatNesting int // codemode patch: Array.prototype.flat levels in progress (nesting.go)
+	flatNesting int            // codemode patch: Array.prototype.flat levels in progress (nesting.go)
+	timeZone    *time.Location // codemode patch: Date's local time zone (SetTimeZone); nil means time.Local
 
 	global          global
 	globalObject    *Object
@@ -2130,7 +2131,7 @@ func (r *Runtime) toReflectValue(v Value, dst reflect.Value, ctx *objectExportCt
 			}
 		}
 		if et.Kind() == reflect.String {
-			tme, ok := dateParse(v.String())
+			tme, ok := dateParse(v.String(), r.location()) // codemode patch: the runtime's time zone
 			if !ok {
 				return fmt.Errorf("could not convert string %v to %v", v, typ)
 			}
@@ -2439,6 +2440,20 @@ func (r *Runtime) SetRandSource(source RandSource) {
 // If not called, the default time.Now() is used.
 func (r *Runtime) SetTimeSource(now Now) {
 	r.now = now
+}
+
+// SetTimeZone sets the time zone of Date's local time for this Runtime
+// (codemode patch). If not called, or called with nil, time.Local.
+func (r *Runtime) SetTimeZone(loc *time.Location) {
+	r.timeZone = loc
+}
+
+// location is Date's local time zone (codemode patch).
+func (r *Runtime) location() *time.Location {
+	if r.timeZone != nil {
+		return r.timeZone
+	}
+	return time.Local
 }
 
 // SetParserOptions sets parser options to be used by RunString, RunScript and eval() within the code.

@@ -51,6 +51,7 @@ package gojaengine
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"sync"
 	"time"
 
@@ -101,6 +102,10 @@ type Options struct {
 	// while programs run. If zero, 2ms. The guard goroutine sleeps when no
 	// program runs.
 	MemorySampleInterval time.Duration
+	// TimeZone is the time zone of Date's local time and of Intl's
+	// default (engine.TimeZone): an IANA name, an offset or "UTC". If
+	// empty, UTC. An unknown zone is New's error.
+	TimeZone string
 }
 
 func (o Options) withDefaults() Options {
@@ -150,6 +155,8 @@ type driver struct {
 	guard    *guard
 	stop     chan struct{}
 	wg       sync.WaitGroup
+	zone     string         // the time zone's canonical name (Intl's default)
+	loc      *time.Location // its location (Date's local time)
 }
 
 func newDriver(opts Options) (*driver, error) {
@@ -161,7 +168,11 @@ func newDriver(opts Options) (*driver, error) {
 	if _, err := compiledPrelude(); err != nil {
 		return nil, err
 	}
-	d := &driver{opts: opts, programs: programs, guard: newGuard(opts.MemorySampleInterval), stop: make(chan struct{})}
+	zone, loc, err := engine.TimeZone(opts.TimeZone)
+	if err != nil {
+		return nil, fmt.Errorf("goja engine: time zone: %w", err)
+	}
+	d := &driver{opts: opts, programs: programs, guard: newGuard(opts.MemorySampleInterval), stop: make(chan struct{}), zone: zone, loc: loc}
 	d.wg.Add(1)
 	go func() { defer d.wg.Done(); d.guard.loop(d.stop) }()
 	return d, nil

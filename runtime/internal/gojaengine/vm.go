@@ -94,6 +94,7 @@ func (d *driver) newVM() (*vm, error) {
 		return nil, err
 	}
 	rt := goja.New()
+	rt.SetTimeZone(d.loc)
 	rt.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
 	v := &vm{d: d, rt: rt}
 
@@ -149,7 +150,7 @@ func (d *driver) newVM() (*vm, error) {
 			return goja.Undefined()
 		},
 		func(c goja.FunctionCall) goja.Value { // service(op, arg): webapi
-			return rt.ToValue(engine.HostService(c.Argument(0).String(), c.Argument(1).String()))
+			return rt.ToValue(engine.HostService(d.zone, c.Argument(0).String(), c.Argument(1).String()))
 		},
 	)
 	entries, err := fn(goja.Undefined(), natives)

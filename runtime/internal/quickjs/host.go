@@ -42,23 +42,44 @@ var hostFuncs = map[string]hostFunc{
 	},
 	"_emscripten_runtime_keepalive_clear": func(ctx context.Context, m api.Module, st []uint64) {},
 	"_localtime_js": func(ctx context.Context, m api.Module, st []uint64) {
-		// struct tm of the given Unix time, always in UTC: programs do not
-		// learn the host's time zone.
-		t := time.Unix(int64(st[0]), 0).UTC()
+		// struct tm of the given Unix time in the runtime's time zone
+		// (RuntimeOptions.Location, UTC unless configured): programs do
+		// not learn the host's.
+		t := time.Unix(int64(st[0]), 0).In(instanceOf(ctx).r.loc)
+		_, off := t.Zone()
+		isDST := 0
+		if t.IsDST() {
+			isDST = 1
+		}
 		p := uint32(st[1])
 		mem := m.Memory()
 		for k, v := range []int{t.Second(), t.Minute(), t.Hour(), t.Day(), int(t.Month()) - 1,
-			t.Year() - 1900, int(t.Weekday()), t.YearDay() - 1, 0 /* isdst */, 0 /* gmtoff */} {
+			t.Year() - 1900, int(t.Weekday()), t.YearDay() - 1, isDST, off /* gmtoff */} {
 			mem.WriteUint32Le(p+uint32(4*k), uint32(int32(v)))
 		}
 	},
 	"_setitimer_js": func(ctx context.Context, m api.Module, st []uint64) { st[0] = 0 },
 	"_tzset_js": func(ctx context.Context, m api.Module, st []uint64) {
+		// As emscripten's: the standard offset (seconds west of UTC) and
+		// whether the zone has summer time, from January and July of this
+		// year in the runtime's time zone, and the two zones' names.
+		loc := instanceOf(ctx).r.loc
+		y := time.Now().Year()
+		wName, wOff := time.Date(y, time.January, 1, 0, 0, 0, 0, loc).Zone()
+		sName, sOff := time.Date(y, time.July, 1, 0, 0, 0, 0, loc).Zone()
+		std, dst := wName, sName
+		if sOff < wOff { // southern hemisphere: July is winter
+			std, dst = sName, wName
+		}
 		mem := m.Memory()
-		mem.WriteUint32Le(uint32(st[0]), 0) // timezone: UTC
-		mem.WriteUint32Le(uint32(st[1]), 0) // daylight: no
-		mem.Write(uint32(st[2]), []byte("UTC\x00"))
-		mem.Write(uint32(st[3]), []byte("UTC\x00"))
+		mem.WriteUint32Le(uint32(st[0]), uint32(int32(-min(wOff, sOff))))
+		daylight := uint32(0)
+		if wOff != sOff {
+			daylight = 1
+		}
+		mem.WriteUint32Le(uint32(st[1]), daylight)
+		mem.Write(uint32(st[2]), append([]byte(std[:min(len(std), 16)]), 0))
+		mem.Write(uint32(st[3]), append([]byte(dst[:min(len(dst), 16)]), 0))
 	},
 	"clock_time_get": func(ctx context.Context, m api.Module, st []uint64) {
 		var ns int64

@@ -1,10 +1,12 @@
 package quickjs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
@@ -22,6 +24,9 @@ type RuntimeOptions struct {
 	// space reservation. If zero, 32768 (2 GiB, the glue's maximum).
 	// Per-instance limits (Instance.SetMemoryLimit) are enforced below it.
 	MaxMemoryPages uint32
+	// Location is the time zone of Date's local time (libc's localtime and
+	// tzset). If nil, UTC. Programs learn nothing of the host's zone.
+	Location *time.Location
 }
 
 // Runtime is one wazero runtime holding the compiled QuickJS module and the
@@ -35,7 +40,8 @@ type Runtime struct {
 	abi       *abi
 	maxPages  uint32
 	initPages uint32
-	globals   []string // exports of the mutable globals (exportMutableGlobals)
+	globals   []string       // exports of the mutable globals (exportMutableGlobals)
+	loc       *time.Location // Date's local time zone (RuntimeOptions.Location)
 
 	closed atomic.Bool
 }
@@ -123,7 +129,7 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	if _, ok := compiled.ExportedFunctions()[dispatchExport]; !ok {
 		return fail(fmt.Errorf("quickjs: the rewritten wasm does not export %s", dispatchExport))
 	}
-	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min, globals: globals}
+	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min, globals: globals, loc: cmp.Or(opts.Location, time.UTC)}
 	if err := r.instantiateHost(ctx); err != nil {
 		return fail(fmt.Errorf("quickjs: host module: %w", err))
 	}

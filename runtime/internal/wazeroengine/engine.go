@@ -119,6 +119,10 @@ type Options struct {
 	// are, new programs are refused with OVERLOADED. If zero,
 	// engine.DefaultMaxAbandoned (2); if negative, no bound.
 	MaxAbandoned int
+	// TimeZone is the time zone of Date's local time and of Intl's
+	// default (engine.TimeZone): an IANA name, an offset or "UTC". If
+	// empty, UTC. An unknown zone is New's error.
+	TimeZone string
 }
 
 func (o Options) withDefaults() Options {
@@ -176,13 +180,17 @@ func newStopped(opts Options) (*engine.Base, error) {
 			cacheDir = filepath.Join(base, "codemode", "wazero")
 		}
 	}
+	zone, loc, err := engine.TimeZone(opts.TimeZone)
+	if err != nil {
+		return nil, fmt.Errorf("wazero engine: time zone: %w", err)
+	}
 	ctx := context.Background()
-	rt, err := quickjs.NewRuntime(ctx, quickjs.RuntimeOptions{Artifact: art, CacheDir: cacheDir,
+	rt, err := quickjs.NewRuntime(ctx, quickjs.RuntimeOptions{Artifact: art, CacheDir: cacheDir, Location: loc,
 		MaxMemoryPages: uint32((opts.MaxMemory + 65535) >> 16)})
 	if err != nil {
 		return nil, fmt.Errorf("wazero engine: %w", err)
 	}
-	d := &driver{opts: opts, rt: rt, bgCtx: ctx}
+	d := &driver{opts: opts, rt: rt, bgCtx: ctx, zone: zone}
 	return engine.NewStopped(engine.Capabilities{
 		Name:          "wazero",
 		HardStop:      true,
@@ -200,6 +208,7 @@ type driver struct {
 	opts  Options
 	rt    *quickjs.Runtime
 	bgCtx context.Context
+	zone  string // the time zone's canonical name (Intl's default)
 
 	// closeMu: compactions hold it for reading, Close for writing, so
 	// that none touches an instance the runtime's Close unmaps.

@@ -75,7 +75,7 @@ func TestTest262Wrappers(t *testing.T) {
 				if a, err := inst.Arg(argv, 0); err == nil {
 					if s, err := inst.GetString(c, a); err == nil && strings.HasPrefix(s, "S") {
 						op, arg, _ := strings.Cut(s[1:], "\n")
-						val, _ := inst.NewString(c, engine.HostService(op, arg))
+						val, _ := inst.NewString(c, engine.HostService("UTC", op, arg))
 						return val
 					}
 				}

@@ -639,7 +639,7 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 		return val
 	case 'S':
 		op, arg, _ := strings.Cut(payload, "\n")
-		val, err := v.inst.NewString(v.ctx, engine.HostService(op, arg))
+		val, err := v.inst.NewString(v.ctx, engine.HostService(v.d.zone, op, arg))
 		if err != nil {
 			return 0
 		}

@@ -42,6 +42,7 @@ type localeDat struct {
 	Date     dateDat            `json:"date"`
 	List     map[string]listDat `json:"list"`
 	Relative map[string]relDat  `json:"relative"`
+	Display  displayDat         `json:"display"`
 }
 
 type numberDat struct {
@@ -314,17 +315,19 @@ func (o ordered) get(k string) any {
 // resolves its formatters again in every program.
 var resolved cache[string]
 
-func intlCall(arg string) (string, error) {
+func intlCall(arg, zone string) (string, error) {
 	if strings.HasPrefix(arg, `{"op":"`) && len(arg) < 4096 {
 		op, _, _ := strings.Cut(arg[7:], `"`)
 		if strings.HasSuffix(op, ".resolve") {
-			return resolved.get(arg, func() (string, error) { return intlAnswer(arg) })
+			return resolved.get(zone+"\x00"+arg, func() (string, error) { return intlAnswer(arg, zone) })
 		}
 	}
-	return intlAnswer(arg)
+	return intlAnswer(arg, zone)
 }
 
-func intlAnswer(arg string) (string, error) {
+// intlAnswer answers one request; zone is the time zone of a
+// DateTimeFormat whose options name none.
+func intlAnswer(arg, zone string) (string, error) {
 	var req intlRequest
 	if err := json.Unmarshal([]byte(arg), &req); err != nil {
 		return "", typeError("Intl: bad request")
@@ -345,7 +348,7 @@ func intlAnswer(arg string) (string, error) {
 	case "pr.select":
 		out, err = pluralSelect(req.Resolved, req.Value)
 	case "dtf.resolve":
-		out, err = dateResolve(req.Locales, req.Options, req.Extra)
+		out, err = dateResolve(req.Locales, req.Options, req.Extra, zone)
 	case "dtf.format":
 		out, err = dateFormat(req.Resolved, req.Value)
 	case "coll.resolve":
@@ -356,6 +359,10 @@ func intlAnswer(arg string) (string, error) {
 		out, err = listResolve(req.Locales, req.Options)
 	case "lf.format":
 		out, err = listFormat(req.Resolved, req.List)
+	case "dn.resolve":
+		out, err = displayResolve(req.Locales, req.Options)
+	case "dn.of":
+		out, err = displayOf(req.Resolved, req.A)
 	case "rtf.resolve":
 		out, err = relativeResolve(req.Locales, req.Options)
 	case "rtf.format":

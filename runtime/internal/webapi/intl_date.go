@@ -15,8 +15,11 @@ import (
 // fields, recorded by intlgen.mjs), filled with Go's calendar arithmetic
 // in the time zone from Go's database.
 
-// DefaultTimeZone is the time zone of a program that names none.
-var DefaultTimeZone = "UTC"
+// TimeZone returns the canonical name and the location of the time zone
+// name: an IANA name from Go's database, an offset (±HH:MM) or one of
+// UTC's aliases, as Intl.DateTimeFormat's timeZone option takes them; the
+// error is Intl's RangeError.
+func TimeZone(name string) (string, *time.Location, error) { return canonicalZone(name) }
 
 var dateFields = []string{"weekday", "era", "year", "month", "day", "dayPeriod", "hour", "minute", "second", "fractionalSecondDigits", "timeZoneName"}
 
@@ -56,7 +59,7 @@ func canonicalZone(z string) (string, *time.Location, error) {
 	return z, l, nil
 }
 
-func dateResolve(locales []string, o map[string]any, extra map[string]string) (ordered, error) {
+func dateResolve(locales []string, o map[string]any, extra map[string]string, defaultZone string) (ordered, error) {
 	loc, err := resolveLocale(locales)
 	if err != nil {
 		return nil, err
@@ -78,7 +81,7 @@ func dateResolve(locales []string, o map[string]any, extra map[string]string) (o
 	if err != nil {
 		return nil, err
 	}
-	tzName := DefaultTimeZone
+	tzName := defaultZone
 	if v, ok := o["timeZone"]; ok && v != nil {
 		s, _ := optString(o, "timeZone", nil, "")
 		tzName = s
@@ -534,8 +537,11 @@ func (f *dateFormatter) zoneName(t time.Time, style, timeStyle string) string {
 		}
 	}
 	dd := f.loc.dat.Date
+	// The names were recorded in January ([0]) and July ([1]) of 2024
+	// (intlgen.mjs): pick the one whose offset t has, so a southern zone's
+	// summer (January) gets January's name.
 	dst := 0
-	if t.IsDST() {
+	if _, off := t.Zone(); off != janOffset(t) {
 		dst = 1
 	}
 	if n, ok := dd.TZ[f.tzName]; ok {
@@ -575,4 +581,10 @@ func (f *dateFormatter) zoneName(t time.Time, style, timeStyle string) string {
 		return prefix + sign + strconv.Itoa(h) + ":" + pad(m, 2)
 	}
 	return prefix + sign + strconv.Itoa(h)
+}
+
+// janOffset is the offset of t's zone in the middle of January of t's year.
+func janOffset(t time.Time) int {
+	_, off := time.Date(t.Year(), time.January, 15, 12, 0, 0, 0, t.Location()).Zone()
+	return off
 }

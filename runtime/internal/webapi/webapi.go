@@ -61,7 +61,12 @@ func rangeError(format string, a ...any) *Error {
 //	"urlset" JSON [href, field, value] the record after a setter
 //	"now"                    milliseconds on a monotonic clock
 //	"intl"   JSON request    see intl.go
-func Call(op, arg string) (string, error) {
+func Call(op, arg string) (string, error) { return CallIn("UTC", op, arg) }
+
+// CallIn is Call in the time zone zone (a canonical name, see TimeZone):
+// the zone of an Intl.DateTimeFormat (and toLocaleString) whose options
+// name none.
+func CallIn(zone, op, arg string) (string, error) {
 	if len(arg) > 4*MaxArg {
 		return "", rangeError("the argument is over the %d MiB a host call takes", MaxArg>>20)
 	}
@@ -133,7 +138,7 @@ func Call(op, arg string) (string, error) {
 	case "now":
 		return strconv.FormatFloat(float64(time.Since(start).Nanoseconds())/1e6, 'f', 3, 64), nil
 	case "intl":
-		return intlCall(arg)
+		return intlCall(arg, zone)
 	}
 	return "", typeError("unknown host operation %q", op)
 }
