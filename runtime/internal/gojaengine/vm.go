@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,58 @@ func compiledPrelude() (*goja.Program, error) {
 // the program does not pay for them on the request path. Nothing else is
 // built ahead: most programs never touch most built-ins.
 const warmSource = "(async function(){ await null })()"
+
+// lazyNames are the prelude's globals (lazyGlobals in common.js) that a
+// goja runtime builds only when a program first touches them: withheld
+// functions and timers, which most programs never name, cost every runtime
+// a function object each otherwise. They are part of the global object's
+// template (goja.LazyGlobals), so typeof, `in`, enumeration and computed
+// reads see them as if they were defined at setup.
+var lazyNames = []string{
+	"require", "importScripts", "fetch", "XMLHttpRequest", "WebSocket", "setImmediate", "clearImmediate", // globals.js
+	"setTimeout", "setInterval", "clearTimeout", "clearInterval", // timers.js
+}
+
+var lazyGlobals = goja.NewLazyGlobals(lazyNames...)
+
+// lazyBuild is a lazy global's builder, as the prelude registered it.
+type lazyBuild struct {
+	name  string
+	build goja.Callable
+}
+
+// buildGlobal builds a lazy global on its first touch: its builder's
+// value, hidden as the prelude hides what it defines.
+func (v *vm) buildGlobal(name string) goja.Value {
+	for _, l := range v.lazy {
+		if l.name != name {
+			continue
+		}
+		val, err := l.build(goja.Undefined(), v.rt.ToValue(name))
+		if err == nil {
+			_, err = v.hide(goja.Undefined(), val)
+		}
+		if err != nil {
+			panic(err) // an interrupt, or the builder's exception: the touching code's
+		}
+		return val
+	}
+	return nil
+}
+
+// hostLazy is the native behind the glue's hostLazy(name, build, hide):
+// it takes the name if it is one of lazyNames.
+func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
+	name := c.Argument(0).String()
+	build, ok1 := goja.AssertFunction(c.Argument(1))
+	hide, ok2 := goja.AssertFunction(c.Argument(2))
+	if !ok1 || !ok2 || !slices.Contains(lazyNames, name) {
+		return v.rt.ToValue(false)
+	}
+	v.hide = hide
+	v.lazy = append(v.lazy, lazyBuild{name, build})
+	return v.rt.ToValue(true)
+}
 
 var (
 	errSourceMapFiles = errors.New("source maps are only read from data: URLs")
@@ -81,6 +134,9 @@ type vm struct {
 	retained   int64             // persistent: the heap its runs left it holding (guard.growth), never less
 	window     window            // persistent: runs since retained was last measured
 	frames     []goja.StackFrame // scratch for callLine
+
+	lazy []lazyBuild   // the lazy globals' builders (buildGlobal)
+	hide goja.Callable // the prelude's hide
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -96,6 +152,9 @@ func (d *driver) newVM() (*vm, error) {
 	rt := goja.New()
 	rt.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
 	v := &vm{d: d, rt: rt}
+	if err := rt.SetLazyGlobals(lazyGlobals, v.buildGlobal); err != nil {
+		return nil, err
+	}
 
 	setup, err := rt.RunProgram(prg)
 	if err != nil {
@@ -151,6 +210,7 @@ func (d *driver) newVM() (*vm, error) {
 		func(c goja.FunctionCall) goja.Value { // service(op, arg): webapi
 			return rt.ToValue(engine.HostService(c.Argument(0).String(), c.Argument(1).String()))
 		},
+		v.hostLazy, // hostLazy(name, build, hide)
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
