@@ -182,8 +182,9 @@ type Now func() time.Time
 type Runtime struct {
 	flatNesting int // codemode patch: Array.prototype.flat levels in progress (nesting.go)
 
-	lazyGlobal   func(name string) Value // codemode patch: the embedder's lazy globals (lazy_globals.go)
-	lazyBuilding []unistring.String      // codemode patch: lazy globals being built
+	lazyGlobal   func(name string) Value        // codemode patch: the embedder's lazy globals (lazy_globals.go)
+	lazyBuilding []unistring.String             // codemode patch: lazy globals being built
+	functionGate func(what, src string) *Object // codemode patch: SetFunctionGate
 
 	global          global
 	globalObject    *Object

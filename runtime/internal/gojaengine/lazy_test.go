@@ -6,24 +6,55 @@ import (
 	"github.com/codemode/codemode/runtime/internal/enginetest"
 )
 
+// TestLazyGlobals: the globals a goja runtime builds on first touch
+// (vm.go's lazyNames) look to a program as if defined at setup.
 func TestLazyGlobals(t *testing.T) {
 	eng, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	for _, src := range []string{
-		`return [typeof setTimeout, "fetch" in globalThis, Object.getOwnPropertyNames(globalThis).includes("setInterval"), String(setTimeout), setTimeout.name, setTimeout.length]`,
-		`try { fetch("x") } catch (e) { return e.message }`,
-		`try { globalThis["req"+"uire"]("x") } catch (e) { return e.message }`,
-		`delete globalThis.setTimeout; return typeof setTimeout`,
-		`globalThis.setTimeout = 5; return setTimeout`,
-		`return await new Promise(r => setTimeout(() => r("fired"), 5))`,
-		`return JSON.stringify(Object.getOwnPropertyDescriptor(globalThis, "clearTimeout"), (k,v)=> typeof v === "function" ? "fn" : v)`,
-		`return Object.keys(globalThis)`,
-		`return eval("typeof clearInterval")`,
+	withheld := `"require() is not available in code_run programs: modules cannot be loaded; call a tool instead: await tools[\"name\"](args) (list them with await tools.code_tools_list({}))"`
+	for _, c := range []struct{ src, want string }{
+		{`return [typeof setTimeout, "fetch" in globalThis, Object.getOwnPropertyNames(globalThis).includes("setInterval"), String(setTimeout), setTimeout.name, setTimeout.length]`,
+			`["function",true,true,"function setTimeout() { [native code] }","setTimeout",2]`},
+		{`try { globalThis["req" + "uire"]("x") } catch (e) { return e.message }`, withheld},
+		{`try { require("x") } catch (e) { return e.message }`, withheld},
+		{`delete globalThis.setTimeout; return typeof setTimeout`, `"undefined"`},
+		{`globalThis.setTimeout = 5; return setTimeout`, `5`},
+		{`return await new Promise(r => setTimeout(() => r("fired"), 5))`, `"fired"`},
+		{`const d = Object.getOwnPropertyDescriptor(globalThis, "clearTimeout"); return [typeof d.value, d.writable, d.enumerable, d.configurable]`, `["function",true,false,true]`},
+		{`return Object.keys(globalThis)`, `[]`},
+		{`return eval("typeof clearInterval")`, `"function"`},
+		{`return typeof setTimeout`, `"function"`}, // a new environment: the deletion above stayed in its own
 	} {
-		o := enginetest.Exec(t, eng, src, enginetest.ExecOptions{})
-		t.Logf("%s => %s %v", src, o.Value, o.Err)
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err != nil || string(o.Value) != c.want {
+			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.want)
+		}
+	}
+}
+
+// TestFunctionGate: the Function constructors check their text through
+// goja's hook, and are otherwise the intrinsics themselves.
+func TestFunctionGate(t *testing.T) {
+	eng, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	deep := `"(".repeat(5000) + "1" + ")".repeat(5000)`
+	for _, c := range []struct{ src, want string }{
+		{`return [Function.prototype.constructor === Function, Function.name, Function.length, new Function("a", "b", "return a + b")(1, 2)]`, `[true,"Function",1,3]`},
+		{`const G = Object.getPrototypeOf(function*(){}).constructor; return [G.name, [...new G("yield 1; yield 2")()].join()]`, `["GeneratorFunction","1,2"]`},
+		{`const A = Object.getPrototypeOf(async function(){}).constructor; return [A.name, await new A("return 7")()]`, `["AsyncFunction",7]`},
+		{`try { Function("return " + ` + deep + `) } catch (e) { return [e.name, e.message.slice(0, 42)] }`, `["RangeError","Maximum call stack size exceeded: Function"]`},
+		{`const G = Object.getPrototypeOf(function*(){}).constructor; try { G("return " + ` + deep + `) } catch (e) { return [e.name, e.message.slice(0, 51)] }`, `["RangeError","Maximum call stack size exceeded: GeneratorFunction"]`},
+		{`try { Function("return )") } catch (e) { return e.name }`, `"SyntaxError"`},
+	} {
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err != nil || string(o.Value) != c.want {
+			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.want)
+		}
 	}
 }
