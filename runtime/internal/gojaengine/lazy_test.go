@@ -1,8 +1,10 @@
 package gojaengine
 
 import (
+	"context"
 	"testing"
 
+	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/enginetest"
 )
 
@@ -32,6 +34,22 @@ func TestLazyGlobals(t *testing.T) {
 		if o.Err != nil || string(o.Value) != c.want {
 			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.want)
 		}
+	}
+	// A persistent environment's globals, listed from Go between runs
+	// (which builds the lazy ones): only the program's.
+	env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if o := enginetest.Exec(t, eng, `globalThis.mine = 1; return typeof fetch`, enginetest.ExecOptions{Env: env}); o.Err != nil || string(o.Value) != `"function"` {
+		t.Fatalf("got %s, %v", o.Value, o.Err)
+	}
+	if got := env.Globals(); len(got) != 1 || got[0] != "mine" {
+		t.Errorf("globals: %v, want [mine]", got)
+	}
+	if o := enginetest.Exec(t, eng, `return [typeof setInterval, typeof clearTimeout, mine]`, enginetest.ExecOptions{Env: env}); o.Err != nil || string(o.Value) != `["function","function",1]` {
+		t.Errorf("after listing: got %s, %v", o.Value, o.Err)
 	}
 }
 

@@ -473,7 +473,15 @@ func (v *vm) Retained() int64 { return v.retained }
 // Globals implements engine.VM: the list the prelude's globals() makes,
 // read from Go, which costs half as much (a goja realm has no enumerable
 // globals of its own, so every enumerable one is a program's).
-func (v *vm) Globals() ([]string, error) {
+// Listing them builds the lazy globals not built yet (buildGlobal): that
+// cannot throw outside a run, but a panic would reach the caller's
+// goroutine, so it becomes an error.
+func (v *vm) Globals() (names []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			names, err = nil, fmt.Errorf("goja engine: listing the globals: %v", r)
+		}
+	}()
 	return v.rt.GlobalObject().Keys(), nil
 }
 
