@@ -35,9 +35,34 @@ func (r *Runtime) functionCtor(args []Value, proto *Object, async, generator boo
 	}
 	sb.WriteString(asciiString("\n})"))
 
-	ret := r.toObject(r.eval(sb.String(), false, false))
+	src := sb.String()
+	if r.functionGate != nil { // codemode patch: the embedder checks the text first (SetFunctionGate)
+		what := "Function"
+		switch {
+		case async && generator:
+			what = "AsyncGeneratorFunction"
+		case async:
+			what = "AsyncFunction"
+		case generator:
+			what = "GeneratorFunction"
+		}
+		if exc := r.functionGate(what, src.String()); exc != nil {
+			panic(exc)
+		}
+	}
+	ret := r.toObject(r.eval(src, false, false))
 	ret.self.setProto(proto, true)
 	return ret
+}
+
+// SetFunctionGate makes the Function constructors (Function,
+// AsyncFunction, GeneratorFunction: what) call gate with the text they
+// are about to compile, "(function anonymous(params\n) {\nbody\n})"
+// (arguments converted once); an object gate returns is thrown instead.
+// codemode patch: a sandbox checks the text before goja's recursive
+// parser sees it, without wrapping each constructor in every runtime.
+func (r *Runtime) SetFunctionGate(gate func(what, src string) *Object) {
+	r.functionGate = gate
 }
 
 func (r *Runtime) builtin_Function(args []Value, proto *Object) *Object {

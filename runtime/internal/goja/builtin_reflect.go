@@ -1,5 +1,7 @@
 package goja
 
+import "sync"
+
 func (r *Runtime) builtin_reflect_apply(call FunctionCall) Value {
 	return r.toCallable(call.Argument(0))(FunctionCall{
 		This:      call.Argument(1),
@@ -107,26 +109,45 @@ func (r *Runtime) builtin_reflect_setPrototypeOf(call FunctionCall) Value {
 	return r.toBoolean(target.self.setProto(proto, false))
 }
 
-func (r *Runtime) createReflect(val *Object) objectImpl {
-	o := newBaseObjectObj(val, r.global.ObjectPrototype, classObject)
+// codemode patch: Reflect is a template, as Math is, so its methods are
+// made when first read (a sandbox realm reads four of its thirteen).
+func createReflectTemplate() *objectTemplate {
+	t := newObjectTemplate()
+	t.protoFactory = func(r *Runtime) *Object {
+		return r.global.ObjectPrototype
+	}
 
-	o._putProp("apply", r.newNativeFunc(r.builtin_reflect_apply, "apply", 3), true, false, true)
-	o._putProp("construct", r.newNativeFunc(r.builtin_reflect_construct, "construct", 2), true, false, true)
-	o._putProp("defineProperty", r.newNativeFunc(r.builtin_reflect_defineProperty, "defineProperty", 3), true, false, true)
-	o._putProp("deleteProperty", r.newNativeFunc(r.builtin_reflect_deleteProperty, "deleteProperty", 2), true, false, true)
-	o._putProp("get", r.newNativeFunc(r.builtin_reflect_get, "get", 2), true, false, true)
-	o._putProp("getOwnPropertyDescriptor", r.newNativeFunc(r.builtin_reflect_getOwnPropertyDescriptor, "getOwnPropertyDescriptor", 2), true, false, true)
-	o._putProp("getPrototypeOf", r.newNativeFunc(r.builtin_reflect_getPrototypeOf, "getPrototypeOf", 1), true, false, true)
-	o._putProp("has", r.newNativeFunc(r.builtin_reflect_has, "has", 2), true, false, true)
-	o._putProp("isExtensible", r.newNativeFunc(r.builtin_reflect_isExtensible, "isExtensible", 1), true, false, true)
-	o._putProp("ownKeys", r.newNativeFunc(r.builtin_reflect_ownKeys, "ownKeys", 1), true, false, true)
-	o._putProp("preventExtensions", r.newNativeFunc(r.builtin_reflect_preventExtensions, "preventExtensions", 1), true, false, true)
-	o._putProp("set", r.newNativeFunc(r.builtin_reflect_set, "set", 3), true, false, true)
-	o._putProp("setPrototypeOf", r.newNativeFunc(r.builtin_reflect_setPrototypeOf, "setPrototypeOf", 2), true, false, true)
+	t.putStr("apply", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_apply, "apply", 3) })
+	t.putStr("construct", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_construct, "construct", 2) })
+	t.putStr("defineProperty", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_defineProperty, "defineProperty", 3) })
+	t.putStr("deleteProperty", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_deleteProperty, "deleteProperty", 2) })
+	t.putStr("get", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_get, "get", 2) })
+	t.putStr("getOwnPropertyDescriptor", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_reflect_getOwnPropertyDescriptor, "getOwnPropertyDescriptor", 2)
+	})
+	t.putStr("getPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_getPrototypeOf, "getPrototypeOf", 1) })
+	t.putStr("has", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_has, "has", 2) })
+	t.putStr("isExtensible", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_isExtensible, "isExtensible", 1) })
+	t.putStr("ownKeys", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_ownKeys, "ownKeys", 1) })
+	t.putStr("preventExtensions", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_reflect_preventExtensions, "preventExtensions", 1)
+	})
+	t.putStr("set", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_set, "set", 3) })
+	t.putStr("setPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_setPrototypeOf, "setPrototypeOf", 2) })
 
-	o._putSym(SymToStringTag, valueProp(asciiString("Reflect"), false, false, true))
+	t.putSym(SymToStringTag, func(r *Runtime) Value { return valueProp(asciiString("Reflect"), false, false, true) })
 
-	return o
+	return t
+}
+
+var reflectTemplate *objectTemplate
+var reflectTemplateOnce sync.Once
+
+func getReflectTemplate() *objectTemplate {
+	reflectTemplateOnce.Do(func() {
+		reflectTemplate = createReflectTemplate()
+	})
+	return reflectTemplate
 }
 
 func (r *Runtime) getReflect() *Object {
@@ -134,7 +155,7 @@ func (r *Runtime) getReflect() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.Reflect = ret
-		ret.self = r.createReflect(ret)
+		r.newTemplatedObject(getReflectTemplate(), ret)
 	}
 	return ret
 }

@@ -59,7 +59,8 @@ type funcObjectImpl interface {
 type baseFuncObject struct {
 	baseObject
 
-	lenProp valueProperty
+	lenProp  valueProperty
+	nameProp valueProperty // codemode patch: held inline, as lenProp is (one allocation less per function)
 }
 
 type baseJsFuncObject struct {
@@ -173,7 +174,7 @@ func (f *wrappedFuncObject) export(*objectExportCtx) interface{} {
 
 func (f *funcObject) _addProto(n unistring.String) Value {
 	if n == "prototype" {
-		if _, exists := f.values[n]; !exists {
+		if exists := f.values.has(n); !exists {
 			return f.addPrototype()
 		}
 	}
@@ -230,7 +231,7 @@ func (f *funcObject) hasOwnPropertyStr(name unistring.String) bool {
 
 func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
 	if all {
-		if _, exists := f.values["prototype"]; !exists {
+		if exists := f.values.has("prototype"); !exists {
 			accum = append(accum, asciiString("prototype"))
 		}
 	}
@@ -238,7 +239,7 @@ func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
 }
 
 func (f *funcObject) iterateStringKeys() iterNextFunc {
-	if _, exists := f.values["prototype"]; !exists {
+	if exists := f.values.has("prototype"); !exists {
 		f.addPrototype()
 	}
 	return f.baseFuncObject.iterateStringKeys()
@@ -514,11 +515,19 @@ func (f *arrowFuncObject) export(*objectExportCtx) interface{} {
 func (f *baseFuncObject) init(name unistring.String, length Value) {
 	f.baseObject.init()
 
+	// codemode patch: room for length, name and prototype at once, and
+	// the name property held inline, as lenProp is: two allocations less
+	// for every function object (a sandbox realm makes hundreds at setup).
+	if f.propNames == nil {
+		f.propNames = make([]unistring.String, 0, 3)
+	}
 	f.lenProp.configurable = true
 	f.lenProp.value = length
 	f._put("length", &f.lenProp)
 
-	f._putProp("name", stringValueFromRaw(name), false, false, true)
+	f.nameProp.configurable = true
+	f.nameProp.value = stringValueFromRaw(name)
+	f._put("name", &f.nameProp)
 }
 
 func hasInstance(val *Object, v Value) bool {

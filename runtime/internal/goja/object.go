@@ -216,7 +216,7 @@ type baseObject struct {
 	prototype  *Object
 	extensible bool
 
-	values    map[unistring.String]Value
+	values    propMap // codemode patch: was a map[unistring.String]Value (propmap.go); its uses changed with it
 	propNames []unistring.String
 
 	lastSortedPropLen, idxPropCount int
@@ -270,7 +270,7 @@ func (f ConstructorCall) Argument(idx int) Value {
 }
 
 func (o *baseObject) init() {
-	o.values = make(map[unistring.String]Value)
+	o.values.reset()
 }
 
 func (o *baseObject) className() string {
@@ -346,7 +346,7 @@ func (o *baseObject) getSym(s *Symbol, receiver Value) Value {
 }
 
 func (o *baseObject) getStr(name unistring.String, receiver Value) Value {
-	prop := o.values[name]
+	prop := o.values.get(name)
 	if prop == nil {
 		if o.prototype != nil {
 			if receiver == nil {
@@ -376,7 +376,7 @@ func (o *baseObject) getOwnPropSym(s *Symbol) Value {
 }
 
 func (o *baseObject) getOwnPropStr(name unistring.String) Value {
-	return o.values[name]
+	return o.values.get(name)
 }
 
 func (o *baseObject) checkDeleteProp(name unistring.String, prop *valueProperty, throw bool) bool {
@@ -398,7 +398,7 @@ func (o *baseObject) checkDelete(name unistring.String, val Value, throw bool) b
 }
 
 func (o *baseObject) _delete(name unistring.String) {
-	delete(o.values, name)
+	o.values.del(name)
 	for i, n := range o.propNames {
 		if n == name {
 			names := o.propNames
@@ -440,7 +440,7 @@ func (o *baseObject) deleteSym(s *Symbol, throw bool) bool {
 }
 
 func (o *baseObject) deleteStr(name unistring.String, throw bool) bool {
-	if val, exists := o.values[name]; exists {
+	if val, exists := o.values.get2(name); exists {
 		if !o.checkDelete(name, val, throw) {
 			return false
 		}
@@ -478,7 +478,7 @@ func (o *baseObject) setProto(proto *Object, throw bool) bool {
 }
 
 func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
-	ownDesc := o.values[name]
+	ownDesc := o.values.get(name)
 	if ownDesc == nil {
 		if proto := o.prototype; proto != nil {
 			// we know it's foreign because prototype loops are not allowed
@@ -491,7 +491,7 @@ func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) boo
 			o.val.runtime.typeErrorResult(throw, "Cannot add property %s, object is not extensible", name)
 			return false
 		} else {
-			o.values[name] = val
+			o.values.set(name, val)
 			names := copyNamesIfNeeded(o.propNames, 1)
 			o.propNames = append(names, name)
 		}
@@ -505,7 +505,7 @@ func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) boo
 			prop.set(o.val, val)
 		}
 	} else {
-		o.values[name] = val
+		o.values.set(name, val)
 	}
 	return true
 }
@@ -598,7 +598,7 @@ func (o *baseObject) _setForeignIdx(idx valueInt, prop, val, receiver Value, thr
 }
 
 func (o *baseObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
-	return o._setForeignStr(name, o.values[name], val, receiver, throw)
+	return o._setForeignStr(name, o.values.get(name), val, receiver, throw)
 }
 
 func (o *baseObject) setForeignIdx(name valueInt, val, receiver Value, throw bool) (bool, bool) {
@@ -646,7 +646,7 @@ func (o *baseObject) hasOwnPropertySym(s *Symbol) bool {
 }
 
 func (o *baseObject) hasOwnPropertyStr(name unistring.String) bool {
-	_, exists := o.values[name]
+	exists := o.values.has(name)
 	return exists
 }
 
@@ -758,9 +758,9 @@ Reject:
 }
 
 func (o *baseObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
-	existingVal := o.values[name]
+	existingVal := o.values.get(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
-		o.values[name] = v
+		o.values.set(name, v)
 		if existingVal == nil {
 			names := copyNamesIfNeeded(o.propNames, 1)
 			o.propNames = append(names, name)
@@ -790,12 +790,12 @@ func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, t
 }
 
 func (o *baseObject) _put(name unistring.String, v Value) {
-	if _, exists := o.values[name]; !exists {
+	if exists := o.values.has(name); !exists {
 		names := copyNamesIfNeeded(o.propNames, 1)
 		o.propNames = append(names, name)
 	}
 
-	o.values[name] = v
+	o.values.set(name, v)
 }
 
 func valueProp(value Value, writable, enumerable, configurable bool) Value {
@@ -1186,7 +1186,7 @@ func (i *objectPropIter) next() (propIterItem, iterNextFunc) {
 	for i.idx < len(i.propNames) {
 		name := i.propNames[i.idx]
 		i.idx++
-		prop := i.o.values[name]
+		prop := i.o.values.get(name)
 		if prop != nil {
 			return propIterItem{name: stringValueFromRaw(name), value: prop}, i.next
 		}
@@ -1362,7 +1362,7 @@ func (o *baseObject) stringKeys(all bool, keys []Value) []Value {
 		}
 	} else {
 		for _, k := range o.propNames {
-			prop := o.values[k]
+			prop := o.values.get(k)
 			if prop, ok := prop.(*valueProperty); ok && !prop.enumerable {
 				continue
 			}

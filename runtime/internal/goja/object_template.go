@@ -105,12 +105,12 @@ func (o *templatedObject) getSym(s *Symbol, receiver Value) Value {
 }
 
 func (o *templatedObject) getOwnPropStr(p unistring.String) Value {
-	if v, exists := o.values[p]; exists {
+	if v, exists := o.values.get2(p); exists {
 		return v
 	}
 	if f := o.tmpl.props[p]; f != nil {
 		v := f(o.val.runtime)
-		o.values[p] = v
+		o.values.set(p, v)
 		return v
 	}
 	return nil
@@ -209,7 +209,7 @@ func (o *templatedObject) hasPropertySym(s *Symbol) bool {
 }
 
 func (o *templatedObject) hasOwnPropertyStr(name unistring.String) bool {
-	if v, exists := o.values[name]; exists {
+	if v, exists := o.values.get2(name); exists {
 		return v != nil
 	}
 
@@ -228,7 +228,7 @@ func (o *templatedObject) hasOwnPropertySym(s *Symbol) bool {
 func (o *templatedObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
 	existingVal := o.getOwnPropStr(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
-		o.values[name] = v
+		o.values.set(name, v)
 		if existingVal == nil {
 			o.materialisePropNames()
 			names := copyNamesIfNeeded(o.propNames, 1)
@@ -252,7 +252,7 @@ func (o *templatedObject) deleteStr(name unistring.String, throw bool) bool {
 		o.materialisePropNames()
 		o._delete(name)
 		if _, exists := o.tmpl.props[name]; exists {
-			o.values[name] = nil // white hole
+			o.values.set(name, nil) // white hole
 		}
 	}
 	return true
@@ -265,8 +265,8 @@ func (o *templatedObject) deleteSym(s *Symbol, throw bool) bool {
 
 func (o *templatedObject) materialiseProps() {
 	for name, f := range o.tmpl.props {
-		if _, exists := o.values[name]; !exists {
-			o.values[name] = f(o.val.runtime)
+		if exists := o.values.has(name); !exists {
+			o.values.set(name, f(o.val.runtime))
 		}
 	}
 	o.materialisePropNames()

@@ -183,6 +183,10 @@ type Runtime struct {
 	flatNesting int            // codemode patch: Array.prototype.flat levels in progress (nesting.go)
 	timeZone    *time.Location // codemode patch: Date's local time zone (SetTimeZone); nil means time.Local
 
+	lazyGlobal   func(name string) Value        // codemode patch: the embedder's lazy globals (lazy_globals.go)
+	lazyBuilding []unistring.String             // codemode patch: lazy globals being built
+	functionGate func(what, src string) *Object // codemode patch: SetFunctionGate
+
 	global          global
 	globalObject    *Object
 	stringSingleton *stringObject

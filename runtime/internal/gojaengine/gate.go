@@ -12,9 +12,10 @@ import (
 // Source text a program hands to eval or to a Function constructor is
 // parsed by goja on the VM's goroutine, with goja's recursive parser: text
 // nested deep enough overflows the Go stack, which kills the process. So
-// the sandbox replaces eval and the four Function constructors with native
-// functions that check the text as programs are checked (size, then the
-// nesting-bounded parser of package jsparse) before the original sees it.
+// the sandbox replaces eval with a native function, and hooks the Function
+// constructors (goja.SetFunctionGate, an in-tree patch), so that the text
+// is checked as programs are checked (size, then the nesting-bounded
+// parser of package jsparse) before goja's parser sees it.
 //
 // The replacement eval is an ordinary function, so every eval is indirect:
 // it runs in the global scope and does not see the caller's local
@@ -55,10 +56,6 @@ func (v *vm) checkSource(what, src string) string {
 	}
 	return "" // a syntax error is goja's to report, in its own words
 }
-
-// ctorsPrg finds the Function constructors; compiled once, run in every
-// runtime.
-var ctorsPrg = goja.MustCompile("codemode:ctors", "[Function, Object.getPrototypeOf(async function(){}).constructor, Object.getPrototypeOf(function*(){}).constructor]", true)
 
 // gateEval installs the checking eval and Function constructors.
 func (v *vm) gateEval() error {
@@ -108,62 +105,26 @@ func (v *vm) gateEval() error {
 		return err
 	}
 
-	// The constructors: Function is a global, the others are reachable
-	// only through their prototypes (Object.getPrototypeOf(async
-	// function(){}).constructor).
-	// (goja has no async generators.)
-	ctorsV, err := rt.RunProgram(ctorsPrg)
-	if err != nil {
-		return fmt.Errorf("finding the Function constructors: %w", err)
-	}
-	ctorsObj := ctorsV.ToObject(rt)
-	ctors := []struct{ name, head string }{
-		{"Function", "function"}, {"AsyncFunction", "async function"}, {"GeneratorFunction", "function*"},
-	}
-	for i, c := range ctors {
-		orig := ctorsObj.Get(fmt.Sprint(i)).ToObject(rt)
-		origCall, ok := goja.AssertFunction(orig)
-		if !ok {
-			return fmt.Errorf("%s is not a function", c.name)
+	// The constructors (Function, and those reachable only through their
+	// prototypes, Object.getPrototypeOf(async function(){}).constructor)
+	// check the text they compile through goja's hook (the in-tree patch,
+	// goja.SetFunctionGate): no wrapper, nor the async and generator
+	// machinery built to reach them, in every runtime.
+	rt.SetFunctionGate(func(what, src string) *goja.Object {
+		msg := v.checkSource(what, src)
+		if msg == "" {
+			return nil
 		}
-		head, name := c.head, c.name
-		w := rt.ToValue(func(cc goja.ConstructorCall) *goja.Object {
-			// The text goja will compile: "(function anonymous(p1,p2\n) {\nbody\n})".
-			var b strings.Builder
-			b.WriteString("(" + head + " anonymous(")
-			n := len(cc.Arguments)
-			for i := 0; i+1 < n; i++ {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(cc.Arguments[i].String())
-			}
-			b.WriteString("\n) {\n")
-			if n > 0 {
-				b.WriteString(cc.Arguments[n-1].String())
-			}
-			b.WriteString("\n})")
-			if msg := v.checkSource(name, b.String()); msg != "" {
-				throw(msg)
-			}
-			return call(origCall, cc.Arguments).ToObject(rt)
-		}).ToObject(rt)
-		if err := nameFunction(rt, w, name, 1); err != nil {
-			return err
+		ctor := syntaxError
+		if strings.HasPrefix(msg, stackOverflowPrefix) {
+			ctor = rangeError
 		}
-		proto := orig.Get("prototype")
-		if err := w.DefineDataProperty("prototype", proto, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-			return err
+		obj, err := rt.New(ctor, rt.ToValue(msg))
+		if err != nil {
+			panic(err)
 		}
-		if err := proto.ToObject(rt).DefineDataProperty("constructor", w, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
-			return err
-		}
-		if name == "Function" {
-			if err := global.DefineDataProperty("Function", w, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-				return err
-			}
-		}
-	}
+		return obj
+	})
 	return nil
 }
 

@@ -13,6 +13,10 @@
 var hostLog = native[0], reserve = native[1], joinN = native[2], hostCall = native[3], hostTools = native[4];
 var hostTimer = native[6], hostClearTimer = native[7]; // timers.js
 function hostService(op, arg) { return native[8](op, arg); }
+// hostLazy(name, build): the runtime builds the global named on first
+// touch (lazyGlobals, vm.go's lazyNames), if the name is one it takes.
+// (A declaration: common.js's lazyGlobals runs before this file does.)
+function hostLazy(name, build) { return native[9](name, build, hide); }
 // A native object that calls the traps, and keeps what get returned for
 // the rest of the run: a Proxy's get trap was the largest cost of a
 // nested call on goja.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,58 @@ func compiledPrelude() (*goja.Program, error) {
 // the program does not pay for them on the request path. Nothing else is
 // built ahead: most programs never touch most built-ins.
 const warmSource = "(async function(){ await null })()"
+
+// lazyNames are the prelude's globals (lazyGlobals in common.js) that a
+// goja runtime builds only when a program first touches them: withheld
+// functions and timers, which most programs never name, cost every runtime
+// a function object each otherwise. They are part of the global object's
+// template (goja.LazyGlobals), so typeof, `in`, enumeration and computed
+// reads see them as if they were defined at setup.
+var lazyNames = []string{
+	"require", "importScripts", "fetch", "XMLHttpRequest", "WebSocket", "setImmediate", "clearImmediate", // globals.js
+	"setTimeout", "setInterval", "clearTimeout", "clearInterval", // timers.js
+}
+
+var lazyGlobals = goja.NewLazyGlobals(lazyNames...)
+
+// lazyBuild is a lazy global's builder, as the prelude registered it.
+type lazyBuild struct {
+	name  string
+	build goja.Callable
+}
+
+// buildGlobal builds a lazy global on its first touch: its builder's
+// value, hidden as the prelude hides what it defines.
+func (v *vm) buildGlobal(name string) goja.Value {
+	for _, l := range v.lazy {
+		if l.name != name {
+			continue
+		}
+		val, err := l.build(goja.Undefined(), v.rt.ToValue(name))
+		if err == nil {
+			_, err = v.hide(goja.Undefined(), val)
+		}
+		if err != nil {
+			panic(err) // an interrupt, or the builder's exception: the touching code's
+		}
+		return val
+	}
+	return nil
+}
+
+// hostLazy is the native behind the glue's hostLazy(name, build, hide):
+// it takes the name if it is one of lazyNames.
+func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
+	name := c.Argument(0).String()
+	build, ok1 := goja.AssertFunction(c.Argument(1))
+	hide, ok2 := goja.AssertFunction(c.Argument(2))
+	if !ok1 || !ok2 || !slices.Contains(lazyNames, name) {
+		return v.rt.ToValue(false)
+	}
+	v.hide = hide
+	v.lazy = append(v.lazy, lazyBuild{name, build})
+	return v.rt.ToValue(true)
+}
 
 var (
 	errSourceMapFiles = errors.New("source maps are only read from data: URLs")
@@ -81,6 +134,9 @@ type vm struct {
 	retained   int64             // persistent: the heap its runs left it holding (guard.growth), never less
 	window     window            // persistent: runs since retained was last measured
 	frames     []goja.StackFrame // scratch for callLine
+
+	lazy []lazyBuild   // the lazy globals' builders (buildGlobal)
+	hide goja.Callable // the prelude's hide
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -97,6 +153,9 @@ func (d *driver) newVM() (*vm, error) {
 	rt.SetTimeZone(d.loc)
 	rt.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
 	v := &vm{d: d, rt: rt}
+	if err := rt.SetLazyGlobals(lazyGlobals, v.buildGlobal); err != nil {
+		return nil, err
+	}
 
 	setup, err := rt.RunProgram(prg)
 	if err != nil {
@@ -152,6 +211,7 @@ func (d *driver) newVM() (*vm, error) {
 		func(c goja.FunctionCall) goja.Value { // service(op, arg): webapi
 			return rt.ToValue(engine.HostService(d.zone, c.Argument(0).String(), c.Argument(1).String()))
 		},
+		v.hostLazy, // hostLazy(name, build, hide)
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -414,7 +474,15 @@ func (v *vm) Retained() int64 { return v.retained }
 // Globals implements engine.VM: the list the prelude's globals() makes,
 // read from Go, which costs half as much (a goja realm has no enumerable
 // globals of its own, so every enumerable one is a program's).
-func (v *vm) Globals() ([]string, error) {
+// Listing them builds the lazy globals not built yet (buildGlobal): that
+// cannot throw outside a run, but a panic would reach the caller's
+// goroutine, so it becomes an error.
+func (v *vm) Globals() (names []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			names, err = nil, fmt.Errorf("goja engine: listing the globals: %v", r)
+		}
+	}()
 	return v.rt.GlobalObject().Keys(), nil
 }
 

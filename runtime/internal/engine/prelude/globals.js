@@ -20,9 +20,9 @@ var withheld = {
 ["setImmediate", "clearImmediate"].forEach(function (n) {
   withheld[n] = n + "() is not available in code_run programs (it is Node's alone): use setTimeout(f, 0) or queueMicrotask(f)";
 });
-keysOf(withheld).forEach(function (name) {
+lazyGlobals(keysOf(withheld), function (name) {
   var msg = withheld[name];
-  defineGlobal(name, { [name]: function () { throw new ErrorCtor(msg); } }[name]);
+  return { [name]: function () { throw new ErrorCtor(msg); } }[name];
 });
 // Function.prototype.toString shows the prelude's functions as native
 // code: their source would show how the sandbox works, and names of its

@@ -28,7 +28,12 @@ function startTimer(name, callback, delay, args, repeat) {
   if (hostTimer(id, ms, fire, false) === -1) throw new RangeErrorCtor("too many pending timers: a program may have at most 1024 at once");
   return id;
 }
-defineGlobal("setTimeout", { setTimeout(callback, delay) { return startTimer("setTimeout", callback, delay, arguments, false); } }.setTimeout);
-defineGlobal("setInterval", { setInterval(callback, delay) { return startTimer("setInterval", callback, delay, arguments, true); } }.setInterval);
-defineGlobal("clearTimeout", { clearTimeout(id) { if (typeof id === "number") hostClearTimer(id); } }.clearTimeout);
-defineGlobal("clearInterval", { clearInterval(id) { if (typeof id === "number") hostClearTimer(id); } }.clearInterval);
+// Built when a program first names one (lazyGlobals): most never do.
+lazyGlobals(["setTimeout", "setInterval", "clearTimeout", "clearInterval"], function (name) {
+  switch (name) {
+    case "setTimeout": return { setTimeout(callback, delay) { return startTimer("setTimeout", callback, delay, arguments, false); } }.setTimeout;
+    case "setInterval": return { setInterval(callback, delay) { return startTimer("setInterval", callback, delay, arguments, true); } }.setInterval;
+    case "clearTimeout": return { clearTimeout(id) { if (typeof id === "number") hostClearTimer(id); } }.clearTimeout;
+    case "clearInterval": return { clearInterval(id) { if (typeof id === "number") hostClearTimer(id); } }.clearInterval;
+  }
+});

@@ -1,0 +1,78 @@
+package gojaengine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/enginetest"
+)
+
+// TestLazyGlobals: the globals a goja runtime builds on first touch
+// (vm.go's lazyNames) look to a program as if defined at setup.
+func TestLazyGlobals(t *testing.T) {
+	eng, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	withheld := `"require() is not available in code_run programs: modules cannot be loaded; call a tool instead: await tools[\"name\"](args) (list them with await tools.code_tools_list({}))"`
+	for _, c := range []struct{ src, want string }{
+		{`return [typeof setTimeout, "fetch" in globalThis, Object.getOwnPropertyNames(globalThis).includes("setInterval"), String(setTimeout), setTimeout.name, setTimeout.length]`,
+			`["function",true,true,"function setTimeout() { [native code] }","setTimeout",2]`},
+		{`try { globalThis["req" + "uire"]("x") } catch (e) { return e.message }`, withheld},
+		{`try { require("x") } catch (e) { return e.message }`, withheld},
+		{`delete globalThis.setTimeout; return typeof setTimeout`, `"undefined"`},
+		{`globalThis.setTimeout = 5; return setTimeout`, `5`},
+		{`return await new Promise(r => setTimeout(() => r("fired"), 5))`, `"fired"`},
+		{`const d = Object.getOwnPropertyDescriptor(globalThis, "clearTimeout"); return [typeof d.value, d.writable, d.enumerable, d.configurable]`, `["function",true,false,true]`},
+		{`return Object.keys(globalThis)`, `[]`},
+		{`return eval("typeof clearInterval")`, `"function"`},
+		{`return typeof setTimeout`, `"function"`}, // a new environment: the deletion above stayed in its own
+	} {
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err != nil || string(o.Value) != c.want {
+			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.want)
+		}
+	}
+	// A persistent environment's globals, listed from Go between runs
+	// (which builds the lazy ones): only the program's.
+	env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if o := enginetest.Exec(t, eng, `globalThis.mine = 1; return typeof fetch`, enginetest.ExecOptions{Env: env}); o.Err != nil || string(o.Value) != `"function"` {
+		t.Fatalf("got %s, %v", o.Value, o.Err)
+	}
+	if got := env.Globals(); len(got) != 1 || got[0] != "mine" {
+		t.Errorf("globals: %v, want [mine]", got)
+	}
+	if o := enginetest.Exec(t, eng, `return [typeof setInterval, typeof clearTimeout, mine]`, enginetest.ExecOptions{Env: env}); o.Err != nil || string(o.Value) != `["function","function",1]` {
+		t.Errorf("after listing: got %s, %v", o.Value, o.Err)
+	}
+}
+
+// TestFunctionGate: the Function constructors check their text through
+// goja's hook, and are otherwise the intrinsics themselves.
+func TestFunctionGate(t *testing.T) {
+	eng, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	deep := `"(".repeat(5000) + "1" + ")".repeat(5000)`
+	for _, c := range []struct{ src, want string }{
+		{`return [Function.prototype.constructor === Function, Function.name, Function.length, new Function("a", "b", "return a + b")(1, 2)]`, `[true,"Function",1,3]`},
+		{`const G = Object.getPrototypeOf(function*(){}).constructor; return [G.name, [...new G("yield 1; yield 2")()].join()]`, `["GeneratorFunction","1,2"]`},
+		{`const A = Object.getPrototypeOf(async function(){}).constructor; return [A.name, await new A("return 7")()]`, `["AsyncFunction",7]`},
+		{`try { Function("return " + ` + deep + `) } catch (e) { return [e.name, e.message.slice(0, 42)] }`, `["RangeError","Maximum call stack size exceeded: Function"]`},
+		{`const G = Object.getPrototypeOf(function*(){}).constructor; try { G("return " + ` + deep + `) } catch (e) { return [e.name, e.message.slice(0, 51)] }`, `["RangeError","Maximum call stack size exceeded: GeneratorFunction"]`},
+		{`try { Function("return )") } catch (e) { return e.name }`, `"SyntaxError"`},
+	} {
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err != nil || string(o.Value) != c.want {
+			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.want)
+		}
+	}
+}
