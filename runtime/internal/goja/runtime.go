@@ -181,6 +181,10 @@ type Now func() time.Time
 
 type Runtime struct {
 	flatNesting int // codemode patch: Array.prototype.flat levels in progress (nesting.go)
+	jsonNesting int // codemode patch: JSON.parse levels in progress (nesting.go)
+
+	allocCheck func(int64) error // codemode patch: SetAllocationCheck (alloc.go)
+	allocMin   int64
 
 	global          global
 	globalObject    *Object
