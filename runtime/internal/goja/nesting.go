@@ -3,7 +3,8 @@ package goja
 // codemode patch (see PATCHES.md): native recursion is bounded.
 //
 // Some built-ins recurse on the Go stack once per level of a structure the
-// program builds: JSON.stringify (per nested object), Array.prototype.flat
+// program builds: JSON.stringify (per nested object), JSON.parse (per
+// nested array or object of its text), Array.prototype.flat
 // (per nested array), and every operation on a proxy whose target or
 // handler is a proxy, or on a bound function of a bound function. None of
 // them pushes a JavaScript frame, so SetMaxCallStackSize does not bound

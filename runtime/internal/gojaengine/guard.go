@@ -92,13 +92,19 @@ func (w *watched) jsTime(now int64) int64 {
 //     holding memory).
 //   - Overshoot: a run is caught when the GC cycle started after it crossed
 //     its budget ends, so it overshoots by what it allocates during one
-//     cycle (its own live heap slows it down through GC assists), plus
-//     whatever one uninterruptible operation allocates
-//     (a string concatenation doubling a huge string; the built-ins that
-//     could allocate without bound are size-checked first, see the prelude).
-//     BenchmarkMemoryGuardOvershoot measures it.
-//   - It cannot stop a runaway built-in; the run is abandoned at the
-//     deadline and the memory comes back when the built-in returns.
+//     cycle (its own live heap slows it down through GC assists).
+//     BenchmarkMemoryGuardOvershoot measures it. One built-in call that
+//     allocates in proportion to its input (a string concatenation,
+//     JSON.stringify, replace, …) asks first: goja's allocation check (a
+//     codemode patch, runtime/internal/goja/alloc.go) calls allocate, which
+//     applies the same rule to the heap plus the allocation and kills the
+//     run before it allocates. The array and typed-array built-ins are
+//     size-checked by the prelude instead.
+//   - A built-in that runs on after its run was killed (deadline, memory,
+//     cancellation) unwinds at its next allocation check, which honours
+//     the interrupt; one that allocates nothing it checks (a regexp2
+//     backtrack, a sort) runs until it returns or its own bound stops it,
+//     and the run is abandoned at the deadline meanwhile.
 type guard struct {
 	interval time.Duration
 
