@@ -154,3 +154,20 @@ func TestFindAllChecked(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSmallStrings is the allocation checks' cost on the hot path:
+// concatenations, template literals and JSON.stringify of small values,
+// all below the check's minimum (the interrupt flag is still read).
+func BenchmarkSmallStrings(b *testing.B) {
+	r := New()
+	r.SetAllocationCheck(1<<18, func(int64) error { return nil })
+	p := MustCompile("bench", `{ let n = 0
+for (let i = 0; i < 1000; i++) { const s = 'k' + i; const t = `+"`${s}:${i}`"+`; n += s.length + t.length + JSON.stringify({ s }).length }
+n }`, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.RunProgram(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
