@@ -409,10 +409,13 @@ func (g *guard) check(h heapSample) *watched {
 // already (by the guard, a deadline, a cancellation), and reports whether
 // it did.
 func (g *guard) kill(victim *watched, h heapSample) bool {
-	if victim.killed.Load() || victim.run.Killed() {
+	// The guard's goroutine and a run's own allocate may both get here.
+	if victim.run.Killed() || !victim.killed.CompareAndSwap(false, true) {
 		return false
 	}
-	victim.killed.Store(true)
+	g.mu.Lock()
+	base := victim.baseline // check and allocate lower it under g.mu
+	g.mu.Unlock()
 	msg := fmt.Sprintf("the program exceeded its memory budget of %d MiB", victim.limit>>20)
 	if victim.retained > 0 {
 		msg += fmt.Sprintf(" (its environment already held about %d MiB from earlier programs)", victim.retained>>20)
@@ -420,10 +423,10 @@ func (g *guard) kill(victim *watched, h heapSample) bool {
 	victim.run.Kill(&errs.Error{
 		Code:    errs.CodeMemoryLimit,
 		Message: msg,
-		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": victim.baseline, "retainedBytes": victim.retained},
+		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": base, "retainedBytes": victim.retained},
 	})
 	g.statsMu.Lock()
-	g.kills = append(g.kills, killRecord{heap: h.objects, live: h.live, baseline: victim.baseline, limit: victim.limit})
+	g.kills = append(g.kills, killRecord{heap: h.objects, live: h.live, baseline: base, limit: victim.limit})
 	if len(g.kills) > 64 {
 		g.kills = g.kills[1:]
 	}
