@@ -80,8 +80,10 @@ func (r *Runtime) builtinJSON_decodeValue(d *json.Decoder) (Value, error) {
 }
 
 func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
+	defer r.enterJSONNesting()() // codemode patch (nesting.go)
 	object := r.NewObject()
-	for {
+	for i := 0; ; i++ {
+		r.pollInterrupt(i) // codemode patch (alloc.go)
 		key, end, err := r.builtinJSON_decodeObjectKey(d)
 		if err != nil {
 			return nil, err
@@ -117,8 +119,10 @@ func (r *Runtime) builtinJSON_decodeObjectKey(d *json.Decoder) (string, bool, er
 }
 
 func (r *Runtime) builtinJSON_decodeArray(d *json.Decoder) (*Object, error) {
+	defer r.enterJSONNesting()() // codemode patch (nesting.go)
 	var arrayValue []Value
-	for {
+	for i := 0; ; i++ {
+		r.pollInterrupt(i) // codemode patch (alloc.go)
 		tok, err := d.Token()
 		if err != nil {
 			return nil, err
@@ -177,12 +181,14 @@ type _builtinJSON_stringifyContext struct {
 	gap, indent      string
 	buf              bytes.Buffer
 	allAscii         bool
+	grow             growthCheck // codemode patch: the output, as it grows (alloc.go)
 }
 
 func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 	ctx := _builtinJSON_stringifyContext{
 		r:        r,
 		allAscii: true,
+		grow:     growthCheck{r: r},
 	}
 
 	replacer, _ := call.Argument(1).(*Object)
@@ -261,6 +267,7 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 	}
 
 	if ctx.do(call.Argument(0)) {
+		r.checkAlloc(int64(ctx.buf.Len())) // codemode patch: the copy to a string (alloc.go)
 		if ctx.allAscii {
 			return asciiString(ctx.buf.String())
 		} else {
@@ -279,6 +286,7 @@ func (ctx *_builtinJSON_stringifyContext) do(v Value) bool {
 }
 
 func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
+	ctx.grow.at(ctx.buf.Len()) // codemode patch (alloc.go)
 	value := nilSafe(holder.get(key, nil))
 
 	switch value.(type) {

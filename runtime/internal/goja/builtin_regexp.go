@@ -816,7 +816,7 @@ func (r *Runtime) regexpproto_stdMatcher(call FunctionCall) Value {
 	}
 	if rx.pattern.global {
 		rx.setOwnStr("lastIndex", intToValue(0), true)
-		results := rx.pattern.findAllSubmatchIndex(s, 0, -1, rx.pattern.sticky)
+		results := rx.pattern.findAllChecked(r, s, 0, -1, rx.pattern.sticky) // codemode patch (alloc.go)
 		if len(results) == 0 {
 			return _null
 		}
@@ -1082,7 +1082,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	lastIndex := 0
 	found := 0
 
-	results := pattern.findAllSubmatchIndex(s, 0, -1, false)
+	results := pattern.findAllChecked(r, s, 0, -1, false) // codemode patch (alloc.go)
 	if targetLength == 0 {
 		if len(results) == 0 {
 			valueArray = append(valueArray, s)
@@ -1318,7 +1318,7 @@ func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 	} else {
 		index = rx.getLastIndex()
 	}
-	found := rx.pattern.findAllSubmatchIndex(s, toIntStrict(index), find, rx.pattern.sticky)
+	found := rx.pattern.findAllChecked(r, s, toIntStrict(index), find, rx.pattern.sticky) // codemode patch (alloc.go)
 	if rx.pattern.global || rx.pattern.sticky {
 		var newLastIndex int64
 		if !rx.pattern.global && len(found) > 0 {

@@ -251,6 +251,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 			strs[i+1] = a
 		}
 	}
+	r.checkString(totalLen, !allAscii) // codemode patch: before it is allocated (alloc.go)
 
 	if allAscii {
 		var buf strings.Builder
@@ -501,6 +502,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		fillerAscii = " "
 		filler = fillerAscii
 	}
+	r.checkString(toIntStrict(maxLength), fillerUnicode != nil || strUnicode != nil) // codemode patch (alloc.go)
 	remaining := toIntStrict(maxLength - stringLength)
 	if fillerUnicode == nil && strUnicode == nil {
 		fl := fillerAscii.Length()
@@ -565,6 +567,11 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	}
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)
+	if float64(s.Length())*float64(num) < 1<<53 { // codemode patch: before it is allocated (alloc.go)
+		r.checkString(s.Length()*num, u != nil)
+	} else {
+		r.checkAlloc(1 << 62)
+	}
 	if u == nil {
 		var sb strings.Builder
 		sb.Grow(len(a) * num)
@@ -601,11 +608,13 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 	a, u := devirtualizeString(s)
 
 	var buf StringBuilder
+	grow := growthCheck{r: r} // codemode patch: as the result grows (alloc.go)
 
 	lastIndex := 0
 	lengthS := s.Length()
 	if rcall != nil {
 		for _, item := range found {
+			grow.at(buf.bytes())
 			if item.indexes[0] != lastIndex {
 				buf.WriteSubstring(s, lastIndex, item.indexes[0])
 			}
@@ -638,6 +647,7 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 		}
 	} else {
 		for _, item := range found {
+			grow.at(buf.bytes())
 			if item.indexes[0] != lastIndex {
 				buf.WriteString(s.Substring(lastIndex, item.indexes[0]))
 			}
@@ -851,6 +861,12 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			if limit > 0 {
 				splitLimit = limit + 1
 			}
+			// codemode patch: each piece costs a string header in two slices (alloc.go).
+			pieces := int64(strings.Count(string(sa), string(sepa)) + 1)
+			if limit > 0 {
+				pieces = min(pieces, int64(limit))
+			}
+			r.checkAlloc(pieces * 32)
 
 			split := strings.SplitN(string(sa), string(sepa), splitLimit)
 
@@ -882,7 +898,9 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			if limit < 0 {
 				limit = min(math.MaxInt, math.MaxUint32)
 			}
+			grow := growthCheck{r: r} // codemode patch (alloc.go)
 			for ; limit > 0; limit-- {
+				grow.at(len(valueArray) * 32)
 				var sb strings.Builder
 				for i := range idx {
 					if su[i] >= utf8.RuneSelf {
@@ -912,6 +930,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			if limit > 0 && len(su) > limit {
 				su = su[:limit]
 			}
+			r.checkAlloc(int64(len(su)) * 32) // codemode patch (alloc.go)
 			for len(su) > 0 {
 				c := su[0]
 				if c >= utf8.RuneSelf {

@@ -3,7 +3,8 @@ package goja
 // codemode patch (see PATCHES.md): native recursion is bounded.
 //
 // Some built-ins recurse on the Go stack once per level of a structure the
-// program builds: JSON.stringify (per nested object), Array.prototype.flat
+// program builds: JSON.stringify (per nested object), JSON.parse (per
+// nested array or object of its text), Array.prototype.flat
 // (per nested array), and every operation on a proxy whose target or
 // handler is a proxy, or on a bound function of a bound function. None of
 // them pushes a JavaScript frame, so SetMaxCallStackSize does not bound
@@ -65,3 +66,17 @@ func (r *Runtime) flattenNested(target, source *Object, sourceLen, start, depth 
 	defer func() { r.flatNesting-- }()
 	return r.flattenIntoArray(target, source, sourceLen, start, depth, nil, nil)
 }
+
+// enterJSONNesting counts one more level of JSON.parse's recursive descent,
+// which recurses on the Go stack once per nested array or object (a
+// 10⁶-deep '[[[…' took ~700 MB of goroutine stack), and returns the
+// function that leaves it.
+func (r *Runtime) enterJSONNesting() func() {
+	if r.jsonNesting >= r.nativeNestingLimit() {
+		panic(r.nativeNestingError("JSON.parse: arrays or objects"))
+	}
+	r.jsonNesting++
+	return r.leaveJSONNesting
+}
+
+func (r *Runtime) leaveJSONNesting() { r.jsonNesting-- }

@@ -181,7 +181,11 @@ type Now func() time.Time
 
 type Runtime struct {
 	flatNesting int            // codemode patch: Array.prototype.flat levels in progress (nesting.go)
+	jsonNesting int            // codemode patch: JSON.parse levels in progress (nesting.go)
 	timeZone    *time.Location // codemode patch: Date's local time zone (SetTimeZone); nil means time.Local
+
+	allocCheck func(int64) error // codemode patch: SetAllocationCheck (alloc.go)
+	allocMin   int64
 
 	lazyGlobal   func(name string) Value        // codemode patch: the embedder's lazy globals (lazy_globals.go)
 	lazyBuilding []unistring.String             // codemode patch: lazy globals being built

@@ -1279,6 +1279,8 @@ func (_add) exec(vm *vm) {
 		if !isRightString {
 			rightString = right.toString()
 		}
+		// codemode patch: the result is checked before it is allocated (alloc.go).
+		vm.r.checkString(leftString.Length()+rightString.Length(), stringUnicode(leftString) || stringUnicode(rightString))
 		ret = leftString.Concat(rightString)
 	} else {
 		switch left := left.(type) {
@@ -5293,6 +5295,7 @@ func (n concatStrings) exec(vm *vm) {
 		}
 	}
 
+	vm.r.checkString(length, !allAscii) // codemode patch: before it is allocated (alloc.go)
 	vm.sp -= int(n) - 1
 	if allAscii {
 		var buf strings.Builder

@@ -1,6 +1,7 @@
 package gojaengine
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
@@ -25,6 +26,11 @@ type watched struct {
 	jsSince     atomic.Int64 // UnixNano when the VM entered JavaScript, 0 outside
 	jsTotal     atomic.Int64 // nanoseconds spent in JavaScript so far
 	jsBefore    int64        // every run's JavaScript time when this one started (guard.jsTime)
+
+	// allocate's state, on the VM's goroutine only.
+	g         *guard
+	samples   []metrics.Sample
+	gcObjects uint64 // heap objects after allocate's last forced GC; 0 none yet
 }
 
 // budget is what the run may grow the heap by: its limit less what its
@@ -86,13 +92,19 @@ func (w *watched) jsTime(now int64) int64 {
 //     holding memory).
 //   - Overshoot: a run is caught when the GC cycle started after it crossed
 //     its budget ends, so it overshoots by what it allocates during one
-//     cycle (its own live heap slows it down through GC assists), plus
-//     whatever one uninterruptible operation allocates
-//     (a string concatenation doubling a huge string; the built-ins that
-//     could allocate without bound are size-checked first, see the prelude).
-//     BenchmarkMemoryGuardOvershoot measures it.
-//   - It cannot stop a runaway built-in; the run is abandoned at the
-//     deadline and the memory comes back when the built-in returns.
+//     cycle (its own live heap slows it down through GC assists).
+//     BenchmarkMemoryGuardOvershoot measures it. One built-in call that
+//     allocates in proportion to its input (a string concatenation,
+//     JSON.stringify, replace, …) asks first: goja's allocation check (a
+//     codemode patch, runtime/internal/goja/alloc.go) calls allocate, which
+//     applies the same rule to the heap plus the allocation and kills the
+//     run before it allocates. The array and typed-array built-ins are
+//     size-checked by the prelude instead.
+//   - A built-in that runs on after its run was killed (deadline, memory,
+//     cancellation) unwinds at its next allocation check, which honours
+//     the interrupt; one that allocates nothing it checks (a regexp2
+//     backtrack, a sort) runs until it returns or its own bound stops it,
+//     and the run is abandoned at the deadline meanwhile.
 type guard struct {
 	interval time.Duration
 
@@ -168,7 +180,7 @@ func newSamples() []metrics.Sample {
 // environment already holds retained.
 func (g *guard) add(r *engine.Run, limit, retained int64) *watched {
 	h := readHeap(newSamples())
-	w := &watched{run: r, limit: limit, retained: retained, finished: make(chan struct{}), baseline: h.objects, startCycles: h.cycles}
+	w := &watched{g: g, run: r, limit: limit, retained: retained, finished: make(chan struct{}), baseline: h.objects, startCycles: h.cycles}
 	g.mu.Lock()
 	w.jsBefore = g.jsTime(time.Now().UnixNano())
 	g.runs[w] = struct{}{}
@@ -387,10 +399,23 @@ func (g *guard) check(h heapSample) *watched {
 		}
 	}
 	g.mu.Unlock()
-	if victim == nil || victim.killed.Load() || victim.run.Killed() {
+	if victim == nil || !g.kill(victim, h) {
 		return nil
 	}
-	victim.killed.Store(true)
+	return victim
+}
+
+// kill ends a run over its budget with MEMORY_LIMIT, unless it was killed
+// already (by the guard, a deadline, a cancellation), and reports whether
+// it did.
+func (g *guard) kill(victim *watched, h heapSample) bool {
+	// The guard's goroutine and a run's own allocate may both get here.
+	if victim.run.Killed() || !victim.killed.CompareAndSwap(false, true) {
+		return false
+	}
+	g.mu.Lock()
+	base := victim.baseline // check and allocate lower it under g.mu
+	g.mu.Unlock()
 	msg := fmt.Sprintf("the program exceeded its memory budget of %d MiB", victim.limit>>20)
 	if victim.retained > 0 {
 		msg += fmt.Sprintf(" (its environment already held about %d MiB from earlier programs)", victim.retained>>20)
@@ -398,15 +423,15 @@ func (g *guard) check(h heapSample) *watched {
 	victim.run.Kill(&errs.Error{
 		Code:    errs.CodeMemoryLimit,
 		Message: msg,
-		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": victim.baseline, "retainedBytes": victim.retained},
+		Info:    map[string]any{"heapBytes": h.objects, "liveBytes": h.live, "baselineBytes": base, "retainedBytes": victim.retained},
 	})
 	g.statsMu.Lock()
-	g.kills = append(g.kills, killRecord{heap: h.objects, live: h.live, baseline: victim.baseline, limit: victim.limit})
+	g.kills = append(g.kills, killRecord{heap: h.objects, live: h.live, baseline: base, limit: victim.limit})
 	if len(g.kills) > 64 {
 		g.kills = g.kills[1:]
 	}
 	g.statsMu.Unlock()
-	return victim
+	return true
 }
 
 // liveOver reports whether a GC cycle that ended after run r started found
@@ -417,4 +442,84 @@ func liveOver(h heapSample, r *watched) bool {
 
 func grown(now, base uint64, limit int64) bool {
 	return now > base && int64(now-base) > limit
+}
+
+// allocMin is the smallest allocation a run's AllocationCheck is asked
+// about: the budget / 256 (256 KiB at 64 MiB), at least 64 KiB. Smaller
+// ones are the sampling's: they cannot overshoot by much before the next
+// sample, and asking costs a read of the runtime's metrics.
+func allocMin(limit int64) int64 { return max(64<<10, limit>>8) }
+
+// errOverBudget is what allocate returns once it has killed its run: goja
+// unwinds the script as for an interrupt, and the run's kill (MEMORY_LIMIT)
+// is its outcome.
+var errOverBudget = errors.New("goja engine: an allocation over the memory budget")
+
+// allocate is the run's goja AllocationCheck (runtime/internal/goja's
+// alloc.go, a codemode patch): a built-in is about to allocate n bytes in
+// one piece (a string concatenation, JSON.stringify's output, replace's
+// result, …), which the sampling would only see once done, several times
+// the budget later. It applies the sampling's rule to the heap as it will
+// be: the run is over when the live heap plus n exceeds its baseline plus
+// its budget. The heap objects include garbage, so when they say "over",
+// a GC cycle decides (at most one forced cycle per eighth of the budget of
+// growth, so a program churning big strings near its budget does not pay
+// one per allocation; between two, the last live figure stands). When the
+// run is over, the guard's blame rule picks who pays: this run, killed
+// here with MEMORY_LIMIT before the allocation happens, or another run over
+// budget that spent more time in JavaScript, killed instead while this
+// allocation goes ahead.
+func (w *watched) allocate(n int64) error {
+	g := w.g
+	budget := w.budget()
+	if n > budget {
+		return w.refuse(heapSample{})
+	}
+	if w.samples == nil {
+		w.samples = newSamples()
+	}
+	h := readHeap(w.samples)
+	g.mu.Lock()
+	w.baseline = min(w.baseline, h.objects)
+	base := w.baseline
+	g.mu.Unlock()
+	if !grown(h.objects+uint64(n), base, budget) {
+		return nil
+	}
+	if w.gcObjects == 0 || h.objects >= w.gcObjects+uint64(budget>>3) || h.cycles <= w.startCycles {
+		runtime.GC()
+		h = readHeap(w.samples)
+		w.gcObjects = h.objects
+	}
+	if !grown(h.live+uint64(n), base, budget) {
+		return nil
+	}
+	// Over. Who pays is the sampling's rule (check): the run over budget
+	// that spent the most time in JavaScript.
+	now := time.Now().UnixNano()
+	victim, best := w, w.jsTime(now)
+	g.mu.Lock()
+	for r := range g.runs {
+		if r != w && liveOver(h, r) {
+			if t := r.jsTime(now); t > best {
+				victim, best = r, t
+			}
+		}
+	}
+	g.mu.Unlock()
+	if victim != w {
+		g.kill(victim, h)
+		return nil
+	}
+	return w.refuse(h)
+}
+
+// refuse kills the run (unless a deadline or a cancellation got there
+// first: then that is its outcome) and returns errOverBudget.
+func (w *watched) refuse(h heapSample) error {
+	if h == (heapSample{}) {
+		h = readHeap(newSamples())
+	}
+	w.g.kill(w, h)
+	return errOverBudget
 }

@@ -304,6 +304,11 @@ func (v *vm) Begin(r *engine.Run) error {
 		clear(v.tools.got) // get's answers depend on the run's tools
 	}
 	v.w = v.d.guard.add(r, v.cfg.MemoryLimit, v.retained)
+	if v.cfg.MemoryLimit > 0 {
+		// A built-in about to allocate a big piece asks the guard first
+		// (guard.go, allocate).
+		v.rt.SetAllocationCheck(allocMin(v.cfg.MemoryLimit), v.w.allocate)
+	}
 	// No call of the prelude's begin: the natives behind hostTools and
 	// reserve read the run from v, and the tool names reach JavaScript
 	// only if the program asks for them.
@@ -458,6 +463,7 @@ func (v *vm) End(stopped bool) bool {
 		}
 		memKilled = v.d.guard.remove(v.w)
 	}
+	v.rt.SetAllocationCheck(0, nil)
 	v.run, v.w, v.promise, v.names = nil, nil, nil, nil
 	clear(v.pending)
 	v.pending = v.pending[:0]
