@@ -182,6 +182,11 @@ type Now func() time.Time
 type Runtime struct {
 	flatNesting int // codemode patch: Array.prototype.flat levels in progress (nesting.go)
 
+	sizeCheck        SizeCheck        // codemode patch: sizecheck.go
+	typedArraySource TypedArraySource // codemode patch: sizecheck.go
+	valuesAlias      *Object          // codemode patch: sizecheck.go
+	arrayIterNext    Value            // codemode patch: sizecheck.go
+
 	global          global
 	globalObject    *Object
 	stringSingleton *stringObject

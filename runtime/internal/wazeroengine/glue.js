@@ -1,9 +1,12 @@
 // glue.js (wazero): QuickJS reaches Go through one host function,
 // native(op + payload), whose ops are
 //
-//   "L" + JSON [level, text]                 a console line
+//   "L" + level + "\n" + text               a console line: returns 1
+//                                            once the log budget is spent
 //   "C" + JSON name + "\n" + JSON arguments  a nested call: returns its id,
-//                                            or undefined after the run
+//                                            undefined after the run, or
+//                                            the message of a SUBCALL_LIMIT
+//                                            refusal past the limit
 //   "D" + outcome                            the program settled
 //   "S" + op + "\n" + arg                    a web or Intl host function:
 //                                            its answer (engine.HostService)
@@ -13,11 +16,18 @@ var parse = JSON.parse;
 var MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
 var then = Promise.prototype.then, promiseResolve = Promise.resolve;
 var pending = new MapCtor(); // call id → [resolve, reject]
+var refusal = null; // the run's rejected promise for calls past its limit (hostCall)
 
-function hostLog(level, text) { native("L" + jsonStringify([level, text])); }
+function hostLog(level, text) { if (native("L" + level + "\n" + text) === 1) logSpent = true; }
 function hostCall(name, json) {
   var id = native("C" + jsonStringify(name) + "\n" + json);
   if (id === undefined) return undefined;
+  if (id === -2 || typeof id === "string") {
+    // Past the limit: one promise, rejected with one Error, serves every
+    // refused call of the run.
+    if (typeof id === "string") refusal = rejected(bindingError("SUBCALL_LIMIT", id));
+    return refusal;
+  }
   return new PromiseCtor(function (res, rej) { ReflectApply(mapSet, pending, [id, [res, rej]]); });
 }
 function hostService(op, arg) { return native("S" + op + "\n" + arg); }
@@ -171,6 +181,8 @@ var glueEntries = [
     var c = parse(config);
     pending = new MapCtor();
     timerIds = new MapCtor();
+    logSpent = false;
+    refusal = null;
     begin(c.tools, c.limit);
   },
   // watch(value): report how the program's promise settles (a value that

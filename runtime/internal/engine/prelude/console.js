@@ -101,12 +101,19 @@ function format(args) {
   return out.length === 1 ? out[0] : out.join(" ");
 }
 
-var con = {
-  log: function () { hostLog("log", format(arguments)); },
-  info: function () { hostLog("info", format(arguments)); },
-  warn: function () { hostLog("warn", format(arguments)); },
-  error: function () { hostLog("error", format(arguments)); },
-  debug: function () { hostLog("debug", format(arguments)); }
+// A glue that declares consoleNative(format) makes the five methods
+// itself (goja: Go functions that skip format for plain strings, and
+// everything once the log budget is spent). Otherwise the glue's hostLog
+// sets logSpent when the run's log budget is spent (the truncation
+// notice given): every later line is dropped before it is formatted, and
+// the glue clears it when a run begins.
+var logSpent = false;
+var con = typeof consoleNative === "function" ? consoleNative(format) : {
+  log: function () { if (!logSpent) hostLog("log", format(arguments)); },
+  info: function () { if (!logSpent) hostLog("info", format(arguments)); },
+  warn: function () { if (!logSpent) hostLog("warn", format(arguments)); },
+  error: function () { if (!logSpent) hostLog("error", format(arguments)); },
+  debug: function () { if (!logSpent) hostLog("debug", format(arguments)); }
 };
 con.trace = con.debug; // each function costs every goja runtime ~1 KB
 con.dir = function dir(v) { hostLog("log", shown(v, 0)); };
