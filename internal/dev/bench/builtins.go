@@ -37,6 +37,7 @@ type Builtin struct {
 func Builtins() []Builtin {
 	return []Builtin{
 		{Name: "empty-loop", Op: ``, N: 50000},
+		{Name: "call-empty", Setup: `const f = function () {};`, Op: `f("x");`, N: 50000},
 		{Name: "repeat", Op: `s = "y".repeat(200);`, N: 20000},
 		{Name: "padStart", Op: `s = "x".padStart(100, "ab");`, N: 20000},
 		{Name: "join", Setup: `const a = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];`, Op: `s = a.join(",");`, N: 20000},

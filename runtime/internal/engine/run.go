@@ -196,7 +196,8 @@ func (r *Run) Log(level, text string) {
 // error value serves every refused call of the run, and the engines
 // answer them all with one rejected promise); otherwise nil, and
 // the engine goes on with Call. A program that makes max(MaxCalls, 1000)
-// calls after the limit is stopped, as Call does.
+// calls after the limit is stopped, as Call does. name may be "" (an
+// engine that does not read it past the first refusal).
 func (r *Run) Refused(name string) *errs.Error {
 	m := r.job.MaxCalls
 	if m <= 0 || r.nextID < m || r.job.Call == nil {
@@ -207,7 +208,11 @@ func (r *Run) Refused(name string) *errs.Error {
 		r.refusal = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s; every later call is refused too)", m, r.nextID+1, name)
 	}
 	if more := max(m, 1000); r.refused == more+1 {
-		r.Kill(errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run, and the program made %d more after they were refused; it was stopped at call %d (%s)", m, more, r.nextID+r.refused, name))
+		at := fmt.Sprintf("call %d", r.nextID+r.refused)
+		if name != "" {
+			at += " (" + name + ")"
+		}
+		r.Kill(errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run, and the program made %d more after they were refused; it was stopped at %s", m, more, at))
 	}
 	return r.refusal
 }

@@ -7,6 +7,8 @@
 //                                            undefined after the run, or
 //                                            the message of a SUBCALL_LIMIT
 //                                            refusal past the limit
+//   "R"                                      a nested call after one was
+//                                            refused past the limit: -2
 //   "D" + outcome                            the program settled
 //   "S" + op + "\n" + arg                    a web or Intl host function:
 //                                            its answer (engine.HostService)
@@ -18,8 +20,12 @@ var then = Promise.prototype.then, promiseResolve = Promise.resolve;
 var pending = new MapCtor(); // call id → [resolve, reject]
 var refusal = null; // the run's rejected promise for calls past its limit (hostCall)
 
-function hostLog(level, text) { if (native("L" + level + "\n" + text) === 1) logSpent = true; }
+var logOps = { __proto__: null, log: "Llog\n", info: "Linfo\n", warn: "Lwarn\n", error: "Lerror\n", debug: "Ldebug\n" };
+function hostLog(level, text) { if (native(logOps[level] + text) === 1) logSpent = true; }
 function hostCall(name, json) {
+  // Once a call was refused past the limit, so is every later one: "R"
+  // only counts it (the name and arguments need not cross).
+  if (refusal !== null && native("R") === -2) return refusal;
   var id = native("C" + jsonStringify(name) + "\n" + json);
   if (id === undefined) return undefined;
   if (id === -2 || typeof id === "string") {

@@ -597,6 +597,14 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 			return 0
 		}
 		return val
+	case 'R':
+		if e := r.Refused(""); e != nil && e == v.refusal {
+			val, err := v.inst.NewFloat64(v.ctx, -2)
+			if err != nil {
+				return 0
+			}
+			return val
+		}
 	case 'T':
 		ms, err := strconv.ParseFloat(payload, 64)
 		if err != nil {

@@ -81,6 +81,7 @@ function shown(a, depth) {
 // format joins console arguments like Node: a leading string may hold
 // printf-style directives; strings print raw, other values inspected.
 function format(args) {
+  if (args.length === 1 && typeof args[0] === "string") return args[0]; // the common line, as below
   var out = [], i = 0;
   if (typeof args[0] === "string" && args.length > 1 && args[0].indexOf("%") >= 0) {
     i = 1;
@@ -116,7 +117,7 @@ var con = typeof consoleNative === "function" ? consoleNative(format) : {
   debug: function () { if (!logSpent) hostLog("debug", format(arguments)); }
 };
 con.trace = con.debug; // each function costs every goja runtime ~1 KB
-con.dir = function dir(v) { hostLog("log", shown(v, 0)); };
+con.dir = function dir(v) { if (!logSpent) hostLog("log", shown(v, 0)); };
 con.table = con.dir;
 keysOf(con).forEach(function (k) { hide(con[k]); });
 defineGlobal("console", con);
