@@ -427,6 +427,7 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 		Tools:       req.Tools,
 		Call:        rec.call,
 		Log:         rec.log,
+		LogSpent:    rec.spent.Load,
 
 		MaxConcurrentCalls: limits.MaxConcurrentSubcalls,
 		MaxCalls:           limits.MaxSubcalls,
@@ -518,6 +519,7 @@ type recorder struct {
 	logs      []Log
 	logBytes  int
 	truncated bool
+	spent     atomic.Bool // truncated, read without the lock (engine.Job.LogSpent)
 }
 
 func newRecorder(req Request, limits Limits, start time.Time) *recorder {
@@ -575,6 +577,7 @@ func (r *recorder) log(level, text string) {
 	var l Log
 	if cost := len(text) + logEntryCost; r.logBytes+cost > r.limits.MaxLogBytes {
 		r.truncated = true
+		r.spent.Store(true)
 		l = Log{Level: "warn", Text: truncationMarker}
 	} else {
 		r.logBytes += cost

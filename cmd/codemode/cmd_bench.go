@@ -14,7 +14,7 @@ import (
 func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	var (
 		engine, mode, workloads, svg, via, url string
-		fixtureDir, peer                       string
+		fixtureDir, peer, suite                string
 		n, warmup, concurrency                 int
 		asJSON, sweep                          bool
 		rowTime                                time.Duration
@@ -34,11 +34,20 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	fs.StringVar(&via, "via", "", "set to `mcp` to measure code_run round trips through codemode serve over stdio (its own process, and the fake MCP server as another) instead of in process; http to measure the running server at --url")
 	fs.StringVar(&url, "url", "", "with --via http: the server's streamable-HTTP `endpoint` (a replica, or a fleet's nginx: http://127.0.0.1:18080/mcp); give its --engine and --mode. Without it, each row starts codemode serve --listen on a loopback port")
 	fs.StringVar(&peer, "peer", "", "with --via mcp, or --via http without --url: after every row, the same row against the same-protocol peer, the `server.mjs` of internal/dev/bench/peer (an MCP server on the TypeScript SDK running programs in node:vm; needs node and `npm ci` there); skipped with a message when it cannot run")
+	fs.StringVar(&suite, "suite", "", "set to `builtins` to run the built-ins micro-suite instead (per-operation time of repeat, console.log, typed arrays, Array.from, Map, regex replace, sort, JSON.parse… in the sandbox beside the bare engine); honours --engine, --workload (case names) and --json")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(env.stderr, "codemode bench: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	switch suite {
+	case "":
+	case "builtins":
+		return benchBuiltins(ctx, env, engine, workloads, asJSON)
+	default:
+		fmt.Fprintf(env.stderr, "codemode bench: --suite: %q is not a suite (want builtins)\n", suite)
 		return exitUsage
 	}
 	opts := bench.Options{N: n, Warmup: warmup, Concurrency: concurrency, Sweep: sweep, RowTime: rowTime, FixtureDir: fixtureDir}
@@ -139,6 +148,38 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 				}
 			}
 		}
+		return exitFail
+	}
+	return exitOK
+}
+
+// benchBuiltins runs the built-ins micro-suite (--suite builtins).
+func benchBuiltins(ctx context.Context, env *cliEnv, engine, cases string, asJSON bool) int {
+	var opts bench.BuiltinsOptions
+	switch {
+	case engine == "all" || engine == "":
+	case runtime.KnownEngine(engine):
+		opts.Engines = []string{engine}
+	default:
+		fmt.Fprintf(env.stderr, "codemode bench: --engine: %q is not an engine (want %s or all)\n", engine, strings.Join(runtime.Engines(), ", "))
+		return exitUsage
+	}
+	if cases != "" {
+		opts.Cases = strings.Split(cases, ",")
+	}
+	rep, err := bench.RunBuiltins(ctx, opts)
+	if err == nil {
+		if asJSON {
+			err = rep.WriteJSON(env.stdout)
+		} else {
+			err = rep.WriteTable(env.stdout)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(env.stderr, "codemode bench: %v\n", err)
+		return exitFail
+	}
+	if rep.Failed() {
 		return exitFail
 	}
 	return exitOK

@@ -119,6 +119,12 @@ type Job struct {
 	// Log receives console output as it happens, in program order, from the
 	// VM goroutine. level is "log", "info", "warn", "error" or "debug".
 	Log func(level, text string)
+	// LogSpent, if set, reports whether Log drops every further line (the
+	// log budget is spent, the truncation notice already given): a
+	// console line is then dropped before it is formatted (Run.LogSpent).
+	// It must be cheap (an atomic load), and once true stay true for the
+	// run.
+	LogSpent func() bool
 	// Deadline is the wall-clock limit of the run; ctx carries it too.
 	Deadline time.Time
 	// MaxConcurrentCalls bounds the nested calls in flight at once; more

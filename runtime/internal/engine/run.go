@@ -66,6 +66,8 @@ type Run struct {
 	// The scheduler; the VM goroutine's alone.
 	maxInFlight int
 	nextID      int
+	refused     int         // calls Refused turned away, past MaxCalls
+	refusal     *errs.Error // their error, made once
 	held        *call
 	queue       []*call // calls waiting for a slot: queue[head:]
 	head        int
@@ -176,12 +178,43 @@ func (r *Run) Job() *Job { return r.job }
 // Config is the environment's configuration.
 func (r *Run) Config() VMConfig { return r.env.cfg }
 
+// LogSpent reports whether the run's console output is dropped from now
+// on (Job.LogSpent): an engine then skips a line before formatting it.
+func (r *Run) LogSpent() bool { return r.job.LogSpent != nil && r.job.LogSpent() }
+
 // Log reports a console line, with the stacks it shows mapped to the
 // user's lines.
 func (r *Run) Log(level, text string) {
 	if r.job.Log != nil {
 		r.job.Log(level, r.logText(text))
 	}
+}
+
+// Refused is the first step of a nested call: past the run's limit
+// (Job.MaxCalls) it returns the SUBCALL_LIMIT error the call is refused
+// with, at once, with no id, nothing queued and nothing allocated (one
+// error value serves every refused call of the run, and the engines
+// answer them all with one rejected promise); otherwise nil, and
+// the engine goes on with Call. A program that makes max(MaxCalls, 1000)
+// calls after the limit is stopped, as Call does. name may be "" (an
+// engine that does not read it past the first refusal).
+func (r *Run) Refused(name string) *errs.Error {
+	m := r.job.MaxCalls
+	if m <= 0 || r.nextID < m || r.job.Call == nil {
+		return nil
+	}
+	r.refused++
+	if r.refusal == nil {
+		r.refusal = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s; every later call is refused too)", m, r.nextID+1, name)
+	}
+	if more := max(m, 1000); r.refused == more+1 {
+		at := fmt.Sprintf("call %d", r.nextID+r.refused)
+		if name != "" {
+			at += " (" + name + ")"
+		}
+		r.Kill(errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run, and the program made %d more after they were refused; it was stopped at %s", m, more, at))
+	}
+	return r.refusal
 }
 
 // Call starts a nested call (or holds or queues it) and returns its id,

@@ -206,6 +206,9 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	if l == 0 {
 		return stringEmpty
 	}
+	if r.sizeCheck != nil { // codemode patch: sizecheck.go
+		return r.joinChecked(o, l, sep)
+	}
 
 	var buf StringBuilder
 
@@ -1455,10 +1458,10 @@ func (r *Runtime) checkStdArray(v Value) *arrayObject {
 }
 
 func (r *Runtime) checkStdArrayIter(v Value) *arrayObject {
-	if arr := r.checkStdArray(v); arr != nil &&
-		arr.getSym(SymIterator, nil) == r.getArrayValues() {
-
-		return arr
+	if arr := r.checkStdArray(v); arr != nil {
+		if iter := arr.getSym(SymIterator, nil); iter == r.getArrayValues() || r.isValuesAlias(iter, arr) { // codemode patch: sizecheck.go
+			return arr
+		}
 	}
 
 	return nil
@@ -1480,6 +1483,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 	items := call.Argument(0)
 	if mapFn == nil && call.This == r.global.Array { // mapFn may mutate the array
 		if arr := r.checkStdArrayIter(items); arr != nil {
+			r.checkSize("Array.from()", float64(len(arr.values))*16, false) // codemode patch: sizecheck.go
 			items := make([]Value, len(arr.values))
 			copy(items, arr.values)
 			return r.newArrayValues(items)
@@ -1496,6 +1500,9 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 	}
 	var arr *Object
 	if usingIterator := toMethod(r.getV(items, SymIterator)); usingIterator != nil {
+		if r.sizeCheck != nil { // codemode patch: sizecheck.go
+			r.checkSize("Array.from()", r.iterableSize(items)*16, false)
+		}
 		if ctor != nil {
 			arr = ctor([]Value{}, nil)
 		} else {
@@ -1524,6 +1531,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 	} else {
 		arrayLike := items.ToObject(r)
 		l := toLength(arrayLike.self.getStr("length", nil))
+		r.checkSize("Array.from()", float64(l)*16, false) // codemode patch: sizecheck.go
 		if ctor != nil {
 			arr = ctor([]Value{intToValue(l)}, nil)
 		} else {

@@ -251,6 +251,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 			strs[i+1] = a
 		}
 	}
+	r.checkSize("concat()", float64(totalLen)*2, false) // codemode patch: sizecheck.go
 	r.checkString(totalLen, !allAscii) // codemode patch: before it is allocated (alloc.go)
 
 	if allAscii {
@@ -502,6 +503,11 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		fillerAscii = " "
 		filler = fillerAscii
 	}
+	if start { // codemode patch: sizecheck.go
+		r.checkSize("padStart()", float64(maxLength)*2, false)
+	} else {
+		r.checkSize("padEnd()", float64(maxLength)*2, false)
+	}
 	r.checkString(toIntStrict(maxLength), fillerUnicode != nil || strUnicode != nil) // codemode patch (alloc.go)
 	remaining := toIntStrict(maxLength - stringLength)
 	if fillerUnicode == nil && strUnicode == nil {
@@ -565,6 +571,7 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	if numInt == 0 || s.Length() == 0 {
 		return stringEmpty
 	}
+	r.checkSize("repeat()", float64(s.Length())*float64(numInt)*2, false) // codemode patch: sizecheck.go
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)
 	if float64(s.Length())*float64(num) < 1<<53 { // codemode patch: before it is allocated (alloc.go)

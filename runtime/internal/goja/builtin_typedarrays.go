@@ -93,7 +93,9 @@ func (r *Runtime) builtin_newArrayBuffer(args []Value, newTarget *Object) *Objec
 	}
 	b := r._newArrayBuffer(r.getPrototypeFromCtor(newTarget, r.getArrayBuffer(), r.getArrayBufferPrototype()), nil)
 	if len(args) > 0 {
-		b.data = allocByteSlice(r.toIndex(args[0]))
+		n := r.toIndex(args[0])
+		r.checkSize("new ArrayBuffer()", float64(n), true) // codemode patch: sizecheck.go
+		b.data = allocByteSlice(n)
 	}
 	return b.val
 }
@@ -1374,6 +1376,7 @@ func (r *Runtime) allocateTypedArray(newTarget *Object, length int, taCtor typed
 	buf := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
 	ta := taCtor(buf, 0, length, r.getPrototypeFromCtor(newTarget, nil, proto))
 	if length > 0 {
+		r.checkSize(typedArrayWhat(ta), float64(length)*float64(ta.elemSize), true) // codemode patch: sizecheck.go
 		buf.data = allocByteSlice(length * ta.elemSize)
 	}
 	return ta
@@ -1493,6 +1496,7 @@ func (r *Runtime) _newTypedArrayFromTypedArray(src *typedArrayObject, newTarget 
 	src.viewedArrayBuf.ensureNotDetached(true)
 	l := src.length
 
+	r.checkSize(typedArrayWhat(dst), float64(l)*float64(dst.elemSize), true) // codemode patch: sizecheck.go
 	dst.viewedArrayBuf.data = allocByteSlice(toIntStrict(int64(l) * int64(dst.elemSize)))
 	src.viewedArrayBuf.ensureNotDetached(true)
 	if src.defaultCtor == dst.defaultCtor {
@@ -1532,6 +1536,10 @@ func (r *Runtime) _newTypedArray(args []Value, newTarget *Object, taCtor typedAr
 			case *typedArrayObject:
 				return r._newTypedArrayFromTypedArray(o, newTarget, taCtor, proto)
 			default:
+				if r.typedArraySource != nil { // codemode patch: sizecheck.go
+					probe := taCtor(r._newArrayBuffer(r.getArrayBufferPrototype(), nil), 0, 0, proto)
+					obj = r.typedArraySource(typedArrayWhat(probe), probe.elemSize, obj)
+				}
 				return r.typedArrayFrom(newTarget, obj, nil, nil, taCtor, proto)
 			}
 		}

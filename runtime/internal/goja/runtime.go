@@ -191,6 +191,11 @@ type Runtime struct {
 	lazyBuilding []unistring.String             // codemode patch: lazy globals being built
 	functionGate func(what, src string) *Object // codemode patch: SetFunctionGate
 
+	sizeCheck        SizeCheck        // codemode patch: sizecheck.go
+	typedArraySource TypedArraySource // codemode patch: sizecheck.go
+	valuesAlias      *Object          // codemode patch: sizecheck.go
+	arrayIterNext    Value            // codemode patch: sizecheck.go
+
 	global          global
 	globalObject    *Object
 	stringSingleton *stringObject

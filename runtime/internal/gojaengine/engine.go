@@ -42,11 +42,12 @@
 //     could allocate without bound (ArrayBuffer and typed-array
 //     constructors, String.prototype.repeat/padStart/padEnd,
 //     Array.prototype.join/fill/sort/map/…, Array.from) are checked against
-//     the budget before they allocate (glue.js and the shared sizes.js),
-//     since an out-of-memory in the Go runtime would kill the process; the
-//     string and JSON built-ins ask the guard through goja's allocation
-//     check (guard.go, allocate), which also unwinds a killed run's VM at
-//     its next such allocation.
+//     the budget before they allocate (from inside goja's built-ins through
+//     the patch runtime/internal/goja/sizecheck.go, or by glue.js and the
+//     shared sizes.js), since an out-of-memory in the Go runtime would kill
+//     the process; the string and JSON built-ins also ask the guard through
+//     goja's allocation check (guard.go, allocate), which unwinds a killed
+//     run's VM at its next such allocation.
 //   - Source text handed to eval and the Function constructors is checked
 //     like a program (size, nesting) before goja's recursive parser sees
 //     it (gate.go).

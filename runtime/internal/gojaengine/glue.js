@@ -1,16 +1,21 @@
 // glue.js (goja): the natives are Go functions, passed as
 // native = [emit(level, text), reserve(what, bytes, buffer),
-// join(arrayLike, length, separator), call(name, json) → promise,
+// (unused), call(name, json) → promise,
 // tools() → the run's tool names, makeTools(traps) → the global tools,
-// service(op, arg) → the web and Intl host functions' answer], and
+// service(op, arg) → the web and Intl host functions' answer,
+// hostLazy(name, build, hide) → whether the runtime builds the global lazily,
+// console(format) → console's methods], and
 // goja's own size checks: goja has no per-runtime memory cap, and an
 // allocation the Go runtime cannot satisfy kills the whole process, so
 // every built-in that can allocate by a size the program sets is checked
-// here first (see also sizes.js). Iteration the program controls runs here,
+// first: natively, inside the built-in (repeat, padStart, padEnd, concat,
+// join, Array.from, ArrayBuffer and the typed-array constructors: the
+// goja patch sizecheck.go calls vm.reserve, and refuse below throws), or
+// here (see also sizes.js). Iteration the program controls runs here,
 // in JavaScript, where a deadline or a memory kill can interrupt it; goja
 // iterating natively (an array iterator over a sparse array, say) cannot
 // be interrupted.
-var hostLog = native[0], reserve = native[1], joinN = native[2], hostCall = native[3], hostTools = native[4];
+var hostLog = native[0], reserve = native[1], hostCall = native[3], hostTools = native[4];
 var hostTimer = native[6], hostClearTimer = native[7]; // timers.js
 function hostService(op, arg) { return native[8](op, arg); }
 // hostLazy(name, build): the runtime builds the global named on first
@@ -25,28 +30,22 @@ function makeTools(traps) { return native[5](traps); }
 // webScript(names): build the web globals a script names before it runs
 // (engine.WebGlobals; see web.js): a goja realm is built per call, and
 // pays for every object the prelude makes.
-var glueEntries = [function webScript(names) { webInstall(names); }];
+// refuse(msg) throws a native size check's refusal (vm.sizeCheck);
+// typedSource(a, bytesPer, what) is what a typed-array constructor reads
+// given an iterable or array-like a (vm.typedSource).
+var glueEntries = [
+  function webScript(names) { webInstall(names); },
+  function refuse(msg) { refuseSize(msg); },
+  typedSource
+];
+// console.log, info, warn, error and debug are Go functions (vm.console),
+// which call format only for what is not plain strings.
+function consoleNative(format) { return native[10](format); }
+// The size checks of repeat, padStart and padEnd are goja's own (sizes.js
+// installs its wrappers only where this is not declared).
+function nativeSizeChecks() {}
 
 var arrayValues = ArrayProto.values, valuesGuard = null;
-var ArrayBufferCtor = ArrayBuffer, isView = ArrayBuffer.isView, DataViewCtor = DataView;
-var taLength = getOwn(getProto(Uint8Array.prototype), "length").get;
-
-// Brand checks through intrinsics that refuse anything else (a proxy
-// included) without running program code or formatting the value (the
-// byteLength getter's error would stringify it: a join of a whole typed
-// array). Symbol.toStringTag can be forged.
-// DataView checks its argument's brand before it converts the offset, so a
-// converted offset means a buffer, detached or not (a detached one must
-// reach the built-in, which throws the TypeError).
-function isBuffer(v) {
-  var branded = false;
-  try { ReflectConstruct(DataViewCtor, [v, { valueOf: function () { branded = true; return 0; } }, 0]); } catch (e) {}
-  return branded;
-}
-function typedLength(v) {
-  if (!ReflectApply(isView, ArrayBufferCtor, [v])) return -1;
-  try { return ReflectApply(taLength, v, []); } catch (e) { return -1; } // a DataView
-}
 
 // collect runs the iteration protocol in JavaScript (see above) and
 // returns the values, mapped if mapFn is given, as a snapshot.
@@ -92,21 +91,6 @@ function collect(items, method, mapFn, T) {
     vals[k++] = v;
   }
 }
-// iterableOf hands a snapshot to a built-in as an iterable whose steps
-// are JavaScript.
-function iterableOf(vals) {
-  var i = 0, o = { __proto__: null };
-  var it = {
-    __proto__: null,
-    next: function () {
-      var r = { __proto__: null, value: undefined, done: i >= vals.length };
-      if (!r.done) r.value = vals[i++];
-      return r;
-    }
-  };
-  o[SymIter] = function () { return it; };
-  return o;
-}
 function iteratorOf(items) {
   var method = items[SymIter];
   if (method === undefined || method === null) return undefined;
@@ -114,102 +98,25 @@ function iteratorOf(items) {
   return method;
 }
 
-// One trap serves every guarded constructor: a trap's `this` is its
-// handler, which holds the name and element size (a program never sees a
-// handler, so it cannot change them). Calls without `new` need no trap.
-// Handlers have no prototype: a proxy looks its traps up on the handler,
-// so `get` or `apply` set on Object.prototype would otherwise become
-// traps and receive the unguarded constructor.
-function constructTrap(t, args, nt) {
-  var what = "new " + this.name + "()", per = this.bytesPer, a = args[0], n;
-  if (this.buffer || !isObject(a)) {
-    // A length: ToIndex, converted here once.
-    n = args.length > 0 ? toInt(a) : 0;
-    if (args.length > 0) args[0] = n;
-    var msg = reserve(what, n > 0 ? n * per : 0, true);
-    if (msg) {
-      // The built-in reads newTarget.prototype before it allocates
-      // (OrdinaryCreateFromConstructor): so does the refusal.
-      if (nt !== undefined) ReflectGet(nt, "prototype");
-      refuseSize(msg);
-    }
-  } else if (!isArray(a) && (n = typedLength(a)) >= 0) {
-    tooBig(what, n * per, true);
-  } else if (!isArray(a) && isBuffer(a)) {
-    // A view of an existing buffer: nothing allocated.
+// typedSource is the typed-array constructors' step for an iterable or an
+// array-like a (neither a buffer nor a typed array: the built-in takes
+// those as they are): it iterates in JavaScript, where a deadline or a
+// memory kill reaches, with the budget checked before, and returns a
+// snapshot the built-in copies (the built-in checks the buffer's size).
+// goja calls it from inside the constructor (sizecheck.go).
+function typedSource(a, per, what) {
+  var method = iteratorOf(a), vals;
+  if (method !== undefined) {
+    if (isArray(a)) tooBig(what, toLen(a.length) * per);
+    vals = collect(a, method);
   } else {
-    var method = iteratorOf(a), vals;
-    if (method !== undefined) {
-      if (isArray(a)) tooBig(what, toLen(a.length) * per);
-      vals = collect(a, method);
-    } else {
-      n = toLen(a.length);
-      tooBig(what, n * per);
-      vals = snapshot();
-      for (var k = 0; k < n; k++) vals[k] = a[k];
-    }
-    tooBig(what, vals.length * per, true);
-    args = [vals];
+    var n = toLen(a.length);
+    tooBig(what, n * per);
+    vals = snapshot();
+    for (var k = 0; k < n; k++) vals[k] = a[k];
   }
-  return ReflectConstruct(t, args, nt);
+  return vals;
 }
-function guardCtor(name, bytesPer) {
-  var C = g[name];
-  if (typeof C !== "function") return;
-  var P = new ProxyCtor(C, { __proto__: null, construct: constructTrap, name: name, bytesPer: bytesPer, buffer: name === "ArrayBuffer" });
-  defineProperty(g, name, { value: P, writable: true, configurable: true, enumerable: false });
-  try { defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false }); } catch (e) {}
-}
-guardCtor("ArrayBuffer", 1);
-[["Int8Array", 1], ["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int16Array", 2], ["Uint16Array", 2],
- ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
- ["BigInt64Array", 8], ["BigUint64Array", 8]].forEach(function (p) { guardCtor(p[0], p[1]); });
-
-// String.prototype.concat builds its whole result in one Go call: the
-// parts are converted once, here, and their total checked first (a concat
-// of many big strings used to succeed far past the budget). Only goja's:
-// QuickJS compiles template literals to concat calls, and its memory cap
-// is hard.
-var concatF = String.prototype.concat;
-install(String.prototype, {
-  concat(str1) {
-    if (this === null || this === undefined) return ReflectApply(concatF, this, arguments);
-    var s = toStr(this), parts = snapshot(), n = s.length;
-    for (var i = 0; i < arguments.length; i++) {
-      parts[i] = toStr(arguments[i]);
-      n += parts[i].length;
-    }
-    tooBig("concat()", n * 2);
-    return ReflectApply(concatF, s, parts);
-  }
-}.concat);
-
-// join reads each element once and converts it once, natively, with the
-// budget checked before the result is built (goja's own join writes as it
-// reads, inside one call the heap watchdog cannot interrupt).
-install(ArrayProto, {
-  join(separator) {
-    var O = this, sep;
-    if (O === null || O === undefined) return ReflectApply(joinF, O, arguments);
-    O = ObjectCtor(O);
-    for (var i = 0; i < joining.length; i++) if (joining[i] === O) return "";
-    var len = toLen(O.length);
-    sep = separator === undefined ? "," : toStr(separator);
-    var depth = joining.length;
-    joining[depth] = O;
-    try {
-      // Native, with the budget checked before the result is built:
-      // each element is read and converted once.
-      return joinN(O, len, sep);
-    } catch (e) {
-      // The native's refusal (vm.reserve's wording) is a size check's.
-      if (e instanceof RangeErrorCtor && /^join\(\) (would need|: the program)/.test(errorMessage(e))) refuseSize(errorMessage(e));
-      throw e;
-    } finally {
-      joining.length = depth;
-    }
-  }
-}.join);
 
 // A sparse array's length is free (new Array(2 ** 32 - 1) holds
 // nothing) and so is an array-like's ({length: 2 ** 40}), but some
@@ -355,71 +262,3 @@ AP.includes = walker(AP.includes, "includes", function (O, len, x, given, from) 
 });
 valuesGuard = AP.values;
 AP[SymIter] = valuesGuard;
-// Array.from with another constructor (a subclass, say) follows the spec's
-// steps here: the constructor makes the result first, each element is
-// defined on it as it is read (a failing definition closes the iterator),
-// and every step is JavaScript the deadline reaches.
-var ctorProbe = { __proto__: null, construct: function () { return {}; } }, ReflectSet = Reflect.set;
-function isCtor(C) {
-  if (typeof C !== "function") return false;
-  try { new (new ProxyCtor(C, ctorProbe))(); return true; } catch (e) { return false; }
-}
-function defineData(A, k, v) {
-  defineProperty(A, k, { value: v, writable: true, enumerable: true, configurable: true });
-}
-function setLength(A, n) {
-  if (!ReflectSet(A, "length", n, A)) throw new TypeErrorCtor("Array.from: cannot set the result's length");
-  return A;
-}
-function fromCtor(C, items, method, mapFn, T) {
-  var A, k = 0, v;
-  if (method !== undefined) {
-    A = new C();
-    var it = ReflectApply(method, items, []);
-    if (!isObject(it)) throw new TypeErrorCtor("the iterator is not an object");
-    var next = it.next;
-    for (;; k++) {
-      var r = ReflectApply(next, it, []);
-      if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
-      if (r.done) return setLength(A, k);
-      v = r.value;
-      try {
-        if (mapFn !== undefined) v = ReflectApply(mapFn, T, [v, k]);
-        defineData(A, k, v);
-      } catch (e) {
-        try { var ret = it["return"]; if (ret !== undefined && ret !== null) ReflectApply(ret, it, []); } catch (e2) {}
-        throw e;
-      }
-    }
-  }
-  var O = ObjectCtor(items), len = toLen(O.length);
-  A = new C(len);
-  for (; k < len; k++) {
-    v = O[k];
-    defineData(A, k, mapFn === undefined ? v : ReflectApply(mapFn, T, [v, k]));
-  }
-  return setLength(A, len);
-}
-install(ArrayCtor, {
-  from(items) {
-    var C = this, mapFn = arguments[1], T = arguments[2], vals;
-    if (mapFn !== undefined && typeof mapFn !== "function") throw new TypeErrorCtor("Array.from: the map function is not a function");
-    if (items === null || items === undefined) return ReflectApply(arrayFrom, C, arguments);
-    var method = iteratorOf(items);
-    if (C !== ArrayCtor && isCtor(C)) return fromCtor(C, items, method, mapFn, T);
-    if (method !== undefined) {
-      var n = typeof items === "string" ? items.length : isArray(items) ? toLen(items.length) : isObject(items) ? typedLength(items) : 0;
-      tooBig("Array.from()", n * 16);
-      vals = collect(items, method, mapFn, T);
-    } else {
-      var O = ObjectCtor(items), len = toLen(O.length);
-      tooBig("Array.from()", len * 16);
-      vals = snapshot();
-      for (var k = 0; k < len; k++) vals[k] = mapFn === undefined ? O[k] : ReflectApply(mapFn, T, [O[k], k]);
-    }
-    if (C === ArrayCtor) return setProto(vals, ArrayProto);
-    // Another constructor: the built-in creates the result, from the
-    // snapshot.
-    return ReflectApply(arrayFrom, C, [method !== undefined ? iterableOf(vals) : vals]);
-  }
-}.from);

@@ -135,8 +135,9 @@ type vm struct {
 	window     window            // persistent: runs since retained was last measured
 	frames     []goja.StackFrame // scratch for callLine
 
-	lazy []lazyBuild   // the lazy globals' builders (buildGlobal)
-	hide goja.Callable // the prelude's hide
+	lazy    []lazyBuild   // the lazy globals' builders (buildGlobal)
+	hide    goja.Callable // the prelude's hide
+	refusal goja.Value    // the run's rejected promise for calls past its limit (Run.Refused)
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -165,7 +166,6 @@ func (d *driver) newVM() (*vm, error) {
 	if !ok {
 		return nil, errors.New("goja engine: the prelude is not a function")
 	}
-	rangeError := rt.GlobalObject().Get("RangeError")
 	natives := rt.NewArray(
 		func(c goja.FunctionCall) goja.Value { // emit(level, text)
 			if r := v.run; r != nil {
@@ -176,9 +176,7 @@ func (d *driver) newVM() (*vm, error) {
 		func(c goja.FunctionCall) goja.Value { // reserve(what, bytes, buffer)
 			return rt.ToValue(v.reserve(c.Argument(0).String(), c.Argument(1).ToFloat(), c.Argument(2).ToBoolean()))
 		},
-		func(c goja.FunctionCall) goja.Value { // join(arrayLike, length, separator)
-			return v.join(c.Argument(0).ToObject(rt), c.Argument(1).ToInteger(), c.Argument(2), rangeError)
-		},
+		nil,    // (was join: goja's own join checks its size, sizecheck.go)
 		v.call, // call(name, json)
 		func(goja.FunctionCall) goja.Value { // tools(): the run's tool names
 			if v.names == nil {
@@ -212,6 +210,13 @@ func (d *driver) newVM() (*vm, error) {
 			return rt.ToValue(engine.HostService(d.zone, c.Argument(0).String(), c.Argument(1).String()))
 		},
 		v.hostLazy, // hostLazy(name, build, hide)
+		func(c goja.FunctionCall) goja.Value { // console(format)
+			format, ok := goja.AssertFunction(c.Argument(0))
+			if !ok {
+				panic(rt.NewTypeError("console: format is not a function"))
+			}
+			return v.console(format)
+		},
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -225,6 +230,9 @@ func (d *driver) newVM() (*vm, error) {
 	}
 	if v.web, ok = goja.AssertFunction(eo.Get(strconv.Itoa(engine.EntryGlue))); !ok {
 		return nil, errors.New("goja engine: the glue's webScript is not a function")
+	}
+	if err := v.checkSizes(eo); err != nil {
+		return nil, err
 	}
 	if err := v.gateEval(); err != nil {
 		return nil, fmt.Errorf("goja engine: gating eval: %w", err)
@@ -243,8 +251,26 @@ func (v *vm) call(c goja.FunctionCall) goja.Value {
 	if r == nil {
 		return goja.Undefined()
 	}
-	name, args := c.Argument(0).String(), c.Argument(1).String()
+	name := c.Argument(0).String()
+	if e := r.Refused(name); e != nil {
+		// Past the limit: one promise, rejected with one Error, made at
+		// the first refused call, serves every refused call of the run;
+		// nothing is made per call.
+		if v.refusal == nil {
+			obj, err := v.fns[engine.EntryBindingError](goja.Undefined(), v.rt.ToValue(string(e.Code)), v.rt.ToValue(e.Error()), goja.Undefined())
+			if err != nil {
+				panic(err)
+			}
+			p, _, reject := v.rt.NewPromise()
+			if err := reject(obj); err != nil {
+				panic(err)
+			}
+			v.refusal = v.rt.ToValue(p)
+		}
+		return v.refusal
+	}
 	p, resolve, reject := v.rt.NewPromise()
+	args := c.Argument(1).String()
 	if id := r.Call(name, json.RawMessage(args), v.callLine(r.Job())); id == len(v.pending)+1 {
 		v.pending = append(v.pending, resolvers{resolve, reject})
 	} else {
@@ -464,7 +490,7 @@ func (v *vm) End(stopped bool) bool {
 		memKilled = v.d.guard.remove(v.w)
 	}
 	v.rt.SetAllocationCheck(0, nil)
-	v.run, v.w, v.promise, v.names = nil, nil, nil, nil
+	v.run, v.w, v.promise, v.names, v.refusal = nil, nil, nil, nil, nil
 	clear(v.pending)
 	v.pending = v.pending[:0]
 	clear(v.timers)
@@ -668,4 +694,120 @@ func (v *vm) callLine(j *engine.Job) int {
 		}
 	}
 	return 0
+}
+
+// checkSizes installs the size checks goja's built-ins make from inside
+// (the goja patch sizecheck.go): the budget is vm.reserve's, a refusal
+// the glue's refuse (a RangeError that, uncaught, ends the run as
+// MEMORY_LIMIT), and a typed-array constructor given an iterable or an
+// array-like reads the glue's snapshot of it (typedSource). No JavaScript
+// wrapper stands in front of these built-ins: their length, name,
+// receiver and steps are goja's own.
+func (v *vm) checkSizes(eo *goja.Object) error {
+	refuse, ok1 := goja.AssertFunction(eo.Get(strconv.Itoa(engine.EntryGlue + 1)))
+	source, ok2 := goja.AssertFunction(eo.Get(strconv.Itoa(engine.EntryGlue + 2)))
+	if !ok1 || !ok2 {
+		return errors.New("goja engine: the glue's refuse or typedSource is not a function")
+	}
+	rt := v.rt
+	// The glue's guard of Array.prototype.values (glue.js) is the
+	// built-in for a dense array: goja's fast paths may take it as such.
+	if ap, ok := rt.GlobalObject().Get("Array").ToObject(rt).Get("prototype").(*goja.Object); ok {
+		if values, ok := ap.Get("values").(*goja.Object); ok {
+			rt.SetArrayValuesAlias(values)
+		}
+	}
+	throw := func(err error) {
+		var ex *goja.Exception
+		if errors.As(err, &ex) {
+			panic(ex.Value())
+		}
+		panic(err)
+	}
+	rt.SetSizeCheck(func(what string, bytes float64, buffer bool) {
+		if msg := v.reserve(what, bytes, buffer); msg != "" {
+			if _, err := refuse(goja.Undefined(), rt.ToValue(msg)); err != nil {
+				throw(err)
+			}
+			panic(rt.NewTypeError(msg)) // refuse always throws
+		}
+	})
+	rt.SetTypedArraySource(func(what string, bytesPer int, arg *goja.Object) *goja.Object {
+		val, err := source(goja.Undefined(), arg, rt.ToValue(bytesPer), rt.ToValue(what))
+		if err != nil {
+			throw(err)
+		}
+		return val.ToObject(rt)
+	})
+	return nil
+}
+
+// console makes console's log, info, warn, error and debug: Go functions
+// that drop the line unformatted once the run's log budget is spent
+// (Run.LogSpent), join plain strings themselves (what format does with
+// them: no directive is read unless a first string with a '%' has
+// arguments after it), and hand anything else to the prelude's format.
+func (v *vm) console(format goja.Callable) goja.Value {
+	rt := v.rt
+	o := rt.NewObject()
+	for _, level := range [...]string{"log", "info", "warn", "error", "debug"} {
+		f := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+			r := v.run
+			if r == nil || r.LogSpent() {
+				return goja.Undefined()
+			}
+			text, ok := plainLine(c.Arguments)
+			if !ok {
+				val, err := format(goja.Undefined(), rt.NewArray(argsOf(c.Arguments)...))
+				if err != nil {
+					panic(err)
+				}
+				text = val.String()
+			}
+			r.Log(level, text)
+			return goja.Undefined()
+		}).(*goja.Object)
+		// A method's name and length, as the prelude's functions had.
+		_ = f.DefineDataProperty("name", rt.ToValue(level), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		_ = o.Set(level, f)
+	}
+	return o
+}
+
+// plainLine is format's line for arguments that are all strings, when no
+// directive applies.
+func plainLine(args []goja.Value) (string, bool) {
+	switch len(args) {
+	case 0:
+		return "", true
+	case 1:
+		if s, ok := args[0].(goja.String); ok {
+			return s.String(), true
+		}
+		return "", false
+	}
+	var b strings.Builder
+	for i, a := range args {
+		s, ok := a.(goja.String)
+		if !ok {
+			return "", false
+		}
+		t := s.String()
+		if i == 0 && strings.IndexByte(t, '%') >= 0 {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	return b.String(), true
+}
+
+func argsOf(args []goja.Value) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+	}
+	return out
 }

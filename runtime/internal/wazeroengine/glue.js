@@ -1,9 +1,14 @@
 // glue.js (wazero): QuickJS reaches Go through one host function,
 // native(op + payload), whose ops are
 //
-//   "L" + JSON [level, text]                 a console line
+//   "L" + level + "\n" + text               a console line: returns 1
+//                                            once the log budget is spent
 //   "C" + JSON name + "\n" + JSON arguments  a nested call: returns its id,
-//                                            or undefined after the run
+//                                            undefined after the run, or
+//                                            the message of a SUBCALL_LIMIT
+//                                            refusal past the limit
+//   "R"                                      a nested call after one was
+//                                            refused past the limit: -2
 //   "D" + outcome                            the program settled
 //   "S" + op + "\n" + arg                    a web or Intl host function:
 //                                            its answer (engine.HostService)
@@ -13,11 +18,22 @@ var parse = JSON.parse;
 var MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
 var then = Promise.prototype.then, promiseResolve = Promise.resolve;
 var pending = new MapCtor(); // call id → [resolve, reject]
+var refusal = null; // the run's rejected promise for calls past its limit (hostCall)
 
-function hostLog(level, text) { native("L" + jsonStringify([level, text])); }
+var logOps = { __proto__: null, log: "Llog\n", info: "Linfo\n", warn: "Lwarn\n", error: "Lerror\n", debug: "Ldebug\n" };
+function hostLog(level, text) { if (native(logOps[level] + text) === 1) logSpent = true; }
 function hostCall(name, json) {
+  // Once a call was refused past the limit, so is every later one: "R"
+  // only counts it (the name and arguments need not cross).
+  if (refusal !== null && native("R") === -2) return refusal;
   var id = native("C" + jsonStringify(name) + "\n" + json);
   if (id === undefined) return undefined;
+  if (id === -2 || typeof id === "string") {
+    // Past the limit: one promise, rejected with one Error, serves every
+    // refused call of the run.
+    if (typeof id === "string") refusal = rejected(bindingError("SUBCALL_LIMIT", id));
+    return refusal;
+  }
   return new PromiseCtor(function (res, rej) { ReflectApply(mapSet, pending, [id, [res, rej]]); });
 }
 function hostService(op, arg) { return native("S" + op + "\n" + arg); }
@@ -171,6 +187,8 @@ var glueEntries = [
     var c = parse(config);
     pending = new MapCtor();
     timerIds = new MapCtor();
+    logSpent = false;
+    refusal = null;
     begin(c.tools, c.limit);
   },
   // watch(value): report how the program's promise settles (a value that

@@ -14,6 +14,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/quickjs"
+	"github.com/codemode/codemode/tools/errs"
 )
 
 //go:embed glue.js
@@ -60,6 +61,7 @@ type vm struct {
 
 	polyfilled  uint32      // the es.js features installed in ctx (engine.Polyfills)
 	run         *engine.Run // the run in progress; the host hooks report to it
+	refusal     *errs.Error // the run's SUBCALL_LIMIT refusal, once the glue has its message
 	interrupted atomic.Bool
 }
 
@@ -612,21 +614,56 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 	op, payload := s[0], s[1:]
 	switch op {
 	case 'L':
-		var m [2]string
-		if json.Unmarshal([]byte(payload), &m) == nil {
-			r.Log(m[0], m[1])
+		if !r.LogSpent() {
+			level, text, _ := strings.Cut(payload, "\n")
+			r.Log(level, text)
+			if !r.LogSpent() {
+				return 0
+			}
 		}
+		// The budget is spent: the glue drops later lines unformatted.
+		val, err := v.inst.NewFloat64(v.ctx, 1)
+		if err != nil {
+			return 0
+		}
+		return val
 	case 'C':
 		nl := strings.IndexByte(payload, '\n')
 		var name string
 		if nl < 0 || json.Unmarshal([]byte(payload[:nl]), &name) != nil {
 			return 0
 		}
+		if e := r.Refused(name); e != nil {
+			// Past the limit: the glue rejects at once, with one Error
+			// for every refused call of the run, made from the message
+			// the first time (-2 afterwards).
+			if e == v.refusal {
+				val, err := v.inst.NewFloat64(v.ctx, -2)
+				if err != nil {
+					return 0
+				}
+				return val
+			}
+			v.refusal = e
+			val, err := v.inst.NewString(v.ctx, e.Message)
+			if err != nil {
+				return 0
+			}
+			return val
+		}
 		val, err := v.inst.NewFloat64(v.ctx, float64(r.Call(name, json.RawMessage(payload[nl+1:]), 0)))
 		if err != nil {
 			return 0
 		}
 		return val
+	case 'R':
+		if e := r.Refused(""); e != nil && e == v.refusal {
+			val, err := v.inst.NewFloat64(v.ctx, -2)
+			if err != nil {
+				return 0
+			}
+			return val
+		}
 	case 'T':
 		ms, err := strconv.ParseFloat(payload, 64)
 		if err != nil {

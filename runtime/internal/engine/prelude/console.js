@@ -81,6 +81,7 @@ function shown(a, depth) {
 // format joins console arguments like Node: a leading string may hold
 // printf-style directives; strings print raw, other values inspected.
 function format(args) {
+  if (args.length === 1 && typeof args[0] === "string") return args[0]; // the common line, as below
   var out = [], i = 0;
   if (typeof args[0] === "string" && args.length > 1 && args[0].indexOf("%") >= 0) {
     i = 1;
@@ -101,15 +102,22 @@ function format(args) {
   return out.length === 1 ? out[0] : out.join(" ");
 }
 
-var con = {
-  log: function () { hostLog("log", format(arguments)); },
-  info: function () { hostLog("info", format(arguments)); },
-  warn: function () { hostLog("warn", format(arguments)); },
-  error: function () { hostLog("error", format(arguments)); },
-  debug: function () { hostLog("debug", format(arguments)); }
+// A glue that declares consoleNative(format) makes the five methods
+// itself (goja: Go functions that skip format for plain strings, and
+// everything once the log budget is spent). Otherwise the glue's hostLog
+// sets logSpent when the run's log budget is spent (the truncation
+// notice given): every later line is dropped before it is formatted, and
+// the glue clears it when a run begins.
+var logSpent = false;
+var con = typeof consoleNative === "function" ? consoleNative(format) : {
+  log: function () { if (!logSpent) hostLog("log", format(arguments)); },
+  info: function () { if (!logSpent) hostLog("info", format(arguments)); },
+  warn: function () { if (!logSpent) hostLog("warn", format(arguments)); },
+  error: function () { if (!logSpent) hostLog("error", format(arguments)); },
+  debug: function () { if (!logSpent) hostLog("debug", format(arguments)); }
 };
 con.trace = con.debug; // each function costs every goja runtime ~1 KB
-con.dir = function dir(v) { hostLog("log", shown(v, 0)); };
+con.dir = function dir(v) { if (!logSpent) hostLog("log", shown(v, 0)); };
 con.table = con.dir;
 keysOf(con).forEach(function (k) { hide(con[k]); });
 defineGlobal("console", con);

@@ -81,9 +81,10 @@ defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
 
 // Strings are UTF-16 in the worst case: 2 bytes a character. The receiver
 // and the arguments are converted here, once; the built-in gets
-// primitives, whose conversion runs no program code.
+// primitives, whose conversion runs no program code. (goja checks these
+// inside the built-ins: its glue declares nativeSizeChecks.)
 var repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
-install(String.prototype, {
+if (typeof nativeSizeChecks !== "function") install(String.prototype, {
   repeat(count) {
     if (this === null || this === undefined) return ReflectApply(repeatF, this, arguments);
     var s = toStr(this), n = +count, c = toInt(n);
@@ -99,8 +100,10 @@ function pad(f, what, self, maxLength, fillString) {
   if (fill !== "" && toLen(n) > s.length) tooBig(what, toLen(n) * 2);
   return ReflectApply(f, s, [n, fill]);
 }
-install(String.prototype, { padStart(maxLength) { return pad(padStartF, "padStart()", this, maxLength, arguments[1]); } }.padStart);
-install(String.prototype, { padEnd(maxLength) { return pad(padEndF, "padEnd()", this, maxLength, arguments[1]); } }.padEnd);
+if (typeof nativeSizeChecks !== "function") {
+  install(String.prototype, { padStart(maxLength) { return pad(padStartF, "padStart()", this, maxLength, arguments[1]); } }.padStart);
+  install(String.prototype, { padEnd(maxLength) { return pad(padEndF, "padEnd()", this, maxLength, arguments[1]); } }.padEnd);
+}
 
 // An array slot costs about 16 bytes. A genuine array's length is a data
 // property the built-in reads without running program code, so it gets the
