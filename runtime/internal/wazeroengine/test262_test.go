@@ -41,7 +41,7 @@ func TestTest262Wrappers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &driver{opts: Options{}.withDefaults(), rt: rt, bgCtx: ctx}
+	d := &driver{opts: Options{}.withDefaults(), rt: rt, bgCtx: ctx, zone: "UTC"}
 	only := os.Getenv("CODEMODE_TEST262_ONLY")
 	harness := map[string]string{}
 	file := func(name string) string {
