@@ -606,6 +606,12 @@ func (r *Run) run() (res Result) {
 		r.clock.Stop()
 	}
 	left = r.finish()
-	usable = true
+	// An uncaught stack overflow discards the environment on every engine,
+	// whichever limit fired: the engine's own (a VM fault) or the
+	// language's RangeError. On wazero which of the two comes first
+	// depends on how much of the wasm call stack is already grown, so
+	// keeping the environment after the RangeError made the outcome
+	// differ from one run of a program to the next.
+	usable = res.Err == nil || res.Err.Code != errs.CodeStackOverflow
 	return res
 }
