@@ -252,7 +252,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 		}
 	}
 	r.checkSize("concat()", float64(totalLen)*2, false) // codemode patch: sizecheck.go
-	r.checkString(totalLen, !allAscii) // codemode patch: before it is allocated (alloc.go)
+	r.checkString(totalLen, !allAscii)                  // codemode patch: before it is allocated (alloc.go)
 
 	if allAscii {
 		var buf strings.Builder
