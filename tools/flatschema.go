@@ -110,6 +110,13 @@ func compileFlatProp(p map[string]json.RawMessage) (flatProp, bool) {
 	return fp, true
 }
 
+// trivial reports whether the schema accepts exactly the JSON objects
+// ({"type":"object"} with only annotations), which the snapshot already
+// checks: then no validator runs at all.
+func (f *flatSchema) trivial() bool {
+	return f != nil && len(f.props) == 0 && len(f.required) == 0 && !f.closed
+}
+
 // valid reports whether v, a decoded JSON value, certainly satisfies the
 // schema. false means "ask the full validator", not "invalid".
 func (f *flatSchema) valid(v any) bool {

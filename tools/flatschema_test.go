@@ -38,6 +38,16 @@ func TestFlatSchemaCompiles(t *testing.T) {
 			t.Errorf("compiled, but the fast path cannot hold it: %s", s)
 		}
 	}
+	// Trivial: no validator at all, the snapshot's object check suffices.
+	for s, want := range map[string]bool{
+		`{"type":"object"}`: true, `{"type":"object","properties":{},"additionalProperties":true,"description":"d"}`: true,
+		`{"type":"object","additionalProperties":false}`: false, `{"type":"object","required":["a"]}`: false,
+		flatSchemas[0]: false, `{"type":"array"}`: false,
+	} {
+		if got := compileFlat(json.RawMessage(s)).trivial(); got != want {
+			t.Errorf("trivial(%s) = %v, want %v", s, got, want)
+		}
+	}
 }
 
 func TestFlatSchemaAgreesWithTheValidator(t *testing.T) {

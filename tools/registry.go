@@ -205,10 +205,11 @@ func (r *Registry) prepare(l Layer, t Tool) (*registered, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: register %q: input schema: %w", t.Name, err)
 	}
-	if trivialObjectSchema(t.InputSchema) {
+	flat := compileFlat(t.InputSchema)
+	if flat.trivial() {
 		resolved = nil // validation is exactly "a JSON object", which the snapshot checks
 	}
-	return &registered{tool: t, schema: resolved, flat: compileFlat(t.InputSchema), layer: l}, nil
+	return &registered{tool: t, schema: resolved, flat: flat, layer: l}, nil
 }
 
 // changed records a change of the tool set: the generation moves and the
@@ -321,34 +322,4 @@ type ResultEvent struct {
 	Duration     time.Duration
 	IsError      bool
 	Code         errs.Code // "" on success
-}
-
-// trivialObjectSchema reports whether schema accepts exactly the JSON
-// objects: {"type":"object"} with only annotations and no constraints.
-func trivialObjectSchema(schema json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(schema, &m) != nil {
-		return false
-	}
-	for k, v := range m {
-		switch k {
-		case "type":
-			if string(v) != `"object"` {
-				return false
-			}
-		case "$schema", "$id", "title", "description", "$comment", "examples", "default":
-		case "properties":
-			var p map[string]json.RawMessage
-			if json.Unmarshal(v, &p) != nil || len(p) != 0 {
-				return false
-			}
-		case "additionalProperties":
-			if string(v) != "true" && string(v) != "{}" {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return m["type"] != nil
 }
