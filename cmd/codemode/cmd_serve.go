@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	goruntime "runtime"
 	"strings"
 	"time"
 
@@ -149,6 +151,7 @@ func cmdServe(ctx context.Context, env *cliEnv, args []string) int {
 			fmt.Fprintln(env.stderr, "codemode serve: stdin and stdout must be files or pipes")
 			return exitUsage
 		}
+		stdioProcs(log)
 		if err := srv.ServeStdio(ctx, in, out); err != nil && ctx.Err() == nil {
 			log.Debug("codemode serve: session ended", "err", err)
 		}
@@ -216,6 +219,24 @@ func drain(env *cliEnv, srv *front.Server, timeout time.Duration) time.Time {
 	}
 	fmt.Fprintf(env.stderr, "codemode: drained in %s; releasing environments\n", time.Since(start).Round(time.Millisecond))
 	return deadline
+}
+
+// stdioProcs runs the process on one P (GOMAXPROCS=1) for a stdio
+// session, unless GOMAXPROCS is set in the environment (the operator's
+// word wins). One stdio session is one client's calls, mostly one at a
+// time, and each request hands work from goroutine to goroutine (reader,
+// handler, engine worker): with a second P idle, every hand-off wakes an
+// OS thread that spins, finds nothing and sleeps again, which cost
+// ~40% of serve's CPU per `return 1 + 1` (docs/benchmarks.md, "The stdio
+// path on one P"; RATIONALE.md, "Why does serve over stdio run on one
+// P?"). Concurrent calls still run concurrently, time-sliced on one core.
+func stdioProcs(log *slog.Logger) {
+	if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		log.Debug("stdio: GOMAXPROCS is set; left as it says", slog.String("GOMAXPROCS", v))
+		return
+	}
+	goruntime.GOMAXPROCS(1)
+	log.Debug("stdio: GOMAXPROCS=1")
 }
 
 // defaultReplica names a replica after its host and port: "host-8080".

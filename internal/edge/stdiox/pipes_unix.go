@@ -49,7 +49,15 @@ func Pipes(stdin, stdout *os.File) (r io.ReadCloser, w io.WriteCloser, polled bo
 		}
 		return nil, nil, false, fmt.Errorf("preparing stdout: %w", err)
 	}
-	return rf, wf, rpolled && wpolled, nil
+	var rrc io.ReadCloser = rf
+	var wwc io.WriteCloser = wf
+	if rpolled {
+		rrc = rawFileOf(rf)
+	}
+	if wpolled {
+		wwc = rawFileOf(wf)
+	}
+	return rrc, wwc, rpolled && wpolled, nil
 }
 
 // pollable returns a pollable duplicate of f, or f itself and false when f

@@ -1,0 +1,117 @@
+//go:build linux
+
+package stdiox
+
+import (
+	"errors"
+	"io"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// rawFile is a non-blocking descriptor the netpoller watches, read and
+// written with raw system calls (docs/benchmarks.md, "The stdio path's
+// wake-ups"; RATIONALE.md, "Why raw system calls on stdio?").
+//
+// os.File's Read and Write go through syscall.Syscall, whose
+// entersyscall wakes the runtime's sysmon thread whenever the process was
+// idle. A stdio server is idle between every two requests, so each
+// request woke sysmon, which then polled every 20 µs until the process
+// was idle again: ~10% of `codemode serve`'s CPU answering `return 1 + 1`.
+// A read or write of a non-blocking descriptor never blocks, so it needs
+// no entersyscall: RawSyscall issues it on the goroutine's thread, and
+// EAGAIN still parks the goroutine in the netpoller (RawConn.Read and
+// Write), as os.File does.
+type rawFile struct {
+	*os.File
+	rc syscall.RawConn
+}
+
+// rawFileOf wraps f, which must be non-blocking and polled; if f offers
+// no RawConn, it is returned as it is.
+func rawFileOf(f *os.File) io.ReadWriteCloser {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return f
+	}
+	return &rawFile{File: f, rc: rc}
+}
+
+// maxRW bounds one read(2) or write(2), as internal/poll does.
+const maxRW = 1 << 30
+
+func (f *rawFile) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(p) > maxRW {
+		p = p[:maxRW]
+	}
+	var n uintptr
+	var errno syscall.Errno
+	err := f.rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			switch errno {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // wait in the netpoller
+			}
+			return true
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, &os.PathError{Op: "read", Path: f.Name(), Err: pollErr(err)}
+	case errno != 0:
+		return 0, &os.PathError{Op: "read", Path: f.Name(), Err: errno}
+	case n == 0:
+		return 0, io.EOF
+	}
+	return int(n), nil
+}
+
+func (f *rawFile) Write(p []byte) (int, error) {
+	var done int
+	var errno syscall.Errno
+	err := f.rc.Write(func(fd uintptr) bool {
+		for done < len(p) {
+			chunk := min(len(p)-done, maxRW)
+			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(chunk))
+			switch e {
+			case 0:
+				done += int(n)
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				return false // the pipe is full: wait in the netpoller
+			default:
+				errno = e
+				return true
+			}
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return done, &os.PathError{Op: "write", Path: f.Name(), Err: pollErr(err)}
+	case errno != 0:
+		return done, &os.PathError{Op: "write", Path: f.Name(), Err: errno}
+	}
+	return done, nil
+}
+
+// pollErr maps an error of RawConn's wait as os.File maps the same from
+// internal/poll: a deadline stays itself, anything else is the file being
+// closed (RawRead and RawWrite fail for no other reason on a polled file).
+func pollErr(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	return os.ErrClosed
+}
+
+// CloseUnblocksRead implements ReadCloseUnblocker: closing a polled file
+// wakes a read waiting in the netpoller.
+func (f *rawFile) CloseUnblocksRead() bool { return true }
