@@ -22,7 +22,10 @@ import (
 // A read or write of a non-blocking descriptor never blocks, so it needs
 // no entersyscall: RawSyscall issues it on the goroutine's thread, and
 // EAGAIN still parks the goroutine in the netpoller (RawConn.Read and
-// Write), as os.File does.
+// Write), as os.File does. A raw system call is not a safe point, so a
+// stop-the-world waits for it to return: on a non-blocking descriptor
+// that is microseconds, so CONTRACT §8's stall (a stop-the-world waiting
+// for a blocking read of stdin) cannot occur.
 type rawFile struct {
 	*os.File
 	rc syscall.RawConn

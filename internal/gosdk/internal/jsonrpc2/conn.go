@@ -381,12 +381,14 @@ var asyncKey = asyncKeyType{}
 // requests, via a call to [Async].)
 type releaser struct {
 	mu       sync.Mutex
-	ch       chan struct{}
 	released bool
+	// onRelease is called, once, by the first release (codemode patch:
+	// upstream closed a channel its handleAsync waited on).
+	onRelease func()
 }
 
-// release closes the associated channel. If soft is set, multiple calls to
-// release are allowed.
+// release calls onRelease the first time. If soft is set, multiple calls
+// to release are allowed.
 func (r *releaser) release(soft bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -396,9 +398,24 @@ func (r *releaser) release(soft bool) {
 			panic("jsonrpc2.Async called multiple times")
 		}
 	} else {
-		close(r.ch)
 		r.released = true
+		if r.onRelease != nil {
+			r.onRelease()
+		}
 	}
+}
+
+// finish marks the request released without calling onRelease, once its
+// handler has returned, and reports whether it was not released before
+// (codemode patch).
+func (r *releaser) finish() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.released {
+		return false
+	}
+	r.released = true
+	return true
 }
 
 type AsyncCall struct {
@@ -679,15 +696,35 @@ func (c *Connection) handleAsync() {
 			continue
 		}
 
-		releaser := &releaser{ch: make(chan struct{})}
+		// codemode patch: the handler runs on this goroutine, which owns
+		// the queue until the handler calls Async; Async hands the queue to
+		// a new goroutine (or lets it go idle when empty). Upstream starts
+		// a goroutine for every request here and waits for it to release,
+		// so a call cost two new goroutines (this one and the handler's),
+		// two hand-offs and two stacks to grow (docs/benchmarks.md, "The
+		// stdio path on one P").
+		releaser := &releaser{onRelease: c.handOffQueue}
 		ctx := context.WithValue(req.ctx, asyncKey, releaser)
-		go func() {
-			defer releaser.release(true)
-			result, err := c.handler.Handle(ctx, req.Request)
-			c.processResult(c.handler, req, result, err)
-		}()
-		<-releaser.ch
+		result, err := c.handler.Handle(ctx, req.Request)
+		c.processResult(c.handler, req, result, err)
+		if !releaser.finish() {
+			return // released: the queue has another owner now
+		}
 	}
+}
+
+// handOffQueue is called when the handler running on handleAsync's
+// goroutine calls Async: the requests queued behind it go to a new
+// handleAsync goroutine, or, when there are none, the handler goes idle
+// so that the next request starts one (codemode patch).
+func (c *Connection) handOffQueue() {
+	c.updateInFlight(func(s *inFlightState) {
+		if len(s.handlerQueue) > 0 {
+			go c.handleAsync()
+		} else {
+			s.handlerRunning = false
+		}
+	})
 }
 
 // processResult processes the result of a request and, if appropriate, sends a response.
