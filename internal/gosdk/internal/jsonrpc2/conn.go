@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +57,12 @@ type Connection struct {
 
 	onInternalError func(error)
 	onDone          func()
+
+	// idleMu guards idleHandlers: goroutines that ran handleAsync and
+	// wait to run it again (codemode patch: reused, a handler goroutine
+	// does not grow a fresh stack for every request).
+	idleMu       sync.Mutex
+	idleHandlers []chan struct{}
 }
 
 // inFlightState records the state of the incoming and outgoing calls on a
@@ -660,7 +667,7 @@ func (c *Connection) acceptRequest(ctx context.Context, msg *Request, preempter 
 			// when idle seems simpler than trying to implement either of those
 			// alternatives correctly.
 			s.handlerRunning = true
-			go c.handleAsync()
+			c.startHandler()
 		}
 	})
 	if err != nil {
@@ -713,6 +720,55 @@ func (c *Connection) handleAsync() {
 	}
 }
 
+// handlerIdle is how long a handler goroutine waits to be reused.
+const handlerIdle = time.Second
+
+// startHandler runs handleAsync on an idle handler goroutine, or on a new
+// one (codemode patch; upstream starts a goroutine every time). Called
+// under stateMu.
+func (c *Connection) startHandler() {
+	c.idleMu.Lock()
+	if n := len(c.idleHandlers); n > 0 {
+		wake := c.idleHandlers[n-1]
+		c.idleHandlers = c.idleHandlers[:n-1]
+		c.idleMu.Unlock()
+		wake <- struct{}{} // buffered, and taken off the list: never blocks
+		return
+	}
+	c.idleMu.Unlock()
+	go c.handlerLoop(make(chan struct{}, 1))
+}
+
+// handlerLoop runs handleAsync, then waits up to handlerIdle to run it
+// again; it ends sooner when the connection is done.
+func (c *Connection) handlerLoop(wake chan struct{}) {
+	timer := time.NewTimer(handlerIdle)
+	defer timer.Stop()
+	for {
+		c.handleAsync()
+		c.idleMu.Lock()
+		c.idleHandlers = append(c.idleHandlers, wake)
+		c.idleMu.Unlock()
+		timer.Reset(handlerIdle)
+		select {
+		case <-wake:
+			continue
+		case <-timer.C:
+		case <-c.done:
+		}
+		c.idleMu.Lock()
+		i := slices.Index(c.idleHandlers, wake)
+		if i >= 0 {
+			c.idleHandlers = slices.Delete(c.idleHandlers, i, i+1)
+		}
+		c.idleMu.Unlock()
+		if i >= 0 {
+			return
+		}
+		<-wake // startHandler took it just now: its wake-up is on the way
+	}
+}
+
 // handOffQueue is called when the handler running on handleAsync's
 // goroutine calls Async: the requests queued behind it go to a new
 // handleAsync goroutine, or, when there are none, the handler goes idle
@@ -720,7 +776,7 @@ func (c *Connection) handleAsync() {
 func (c *Connection) handOffQueue() {
 	c.updateInFlight(func(s *inFlightState) {
 		if len(s.handlerQueue) > 0 {
-			go c.handleAsync()
+			c.startHandler()
 		} else {
 			s.handlerRunning = false
 		}

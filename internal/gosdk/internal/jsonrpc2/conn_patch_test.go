@@ -3,6 +3,8 @@ package jsonrpc2
 import (
 	"context"
 	"io"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,5 +133,59 @@ func TestHandleAsyncHandOff(t *testing.T) {
 		if got[id] != w {
 			t.Errorf("response %d: %v, want %v", id, got[id], w)
 		}
+	}
+}
+
+func goroutineID() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	f := strings.Fields(string(b)) // "goroutine N [running]:..."
+	return f[1]
+}
+
+// The codemode patch keeps a handler goroutine for the next request
+// (startHandler, handlerLoop), with the stack it grew; it ends once the
+// connection is done.
+func TestHandlerGoroutineReused(t *testing.T) {
+	p := newChanPipe()
+	ids := make(chan string, 4)
+	conn := NewConnection(context.Background(), ConnectionConfig{
+		Reader: p, Writer: p, Closer: p,
+		Bind: func(*Connection) Handler {
+			return HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+				Async(ctx)
+				ids <- goroutineID()
+				return "ok", nil
+			})
+		},
+	})
+	for i := range 3 {
+		req, err := NewCall(Int64ID(int64(i)), "m", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.in <- req
+		<-p.out
+		// The response leaves before the goroutine is back on the idle
+		// list: wait for it to park.
+		for parked := false; !parked; {
+			conn.idleMu.Lock()
+			parked = len(conn.idleHandlers) == 1
+			conn.idleMu.Unlock()
+			time.Sleep(time.Millisecond)
+		}
+	}
+	a, b, c := <-ids, <-ids, <-ids
+	if a != b || b != c {
+		t.Errorf("handlers ran on goroutines %s, %s, %s; want one reused", a, b, c)
+	}
+	before := runtime.NumGoroutine()
+	conn.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() >= before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n >= before {
+		t.Errorf("goroutines after Close: %d, before %d; the idle handler did not end", n, before)
 	}
 }
