@@ -229,7 +229,8 @@ func drain(env *cliEnv, srv *front.Server, timeout time.Duration) time.Time {
 // OS thread that spins, finds nothing and sleeps again, which cost
 // ~40% of serve's CPU per `return 1 + 1` (docs/benchmarks.md, "The stdio
 // path on one P"; RATIONALE.md, "Why does serve over stdio run on one
-// P?"). Concurrent calls still run concurrently, time-sliced on one core.
+// P, with raw system calls on its pipes?"). Concurrent calls still run
+// concurrently, time-sliced on one core.
 func stdioProcs(log *slog.Logger) {
 	if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
 		log.Debug("stdio: GOMAXPROCS is set; left as it says", slog.String("GOMAXPROCS", v))
