@@ -14,7 +14,7 @@ import (
 	"github.com/codemode/codemode/tools"
 )
 
-// BenchmarkPTCCallCPU is BenchmarkPTCCall's four cases for a loaded
+// BenchmarkInterleavedPTCCall is BenchmarkPTCCall's four cases for a loaded
 // machine, where wall-clock ns/op swings by 3× and whole-process CPU time
 // by ±1 µs per call: the cases run interleaved, in bursts of 2000 calls
 // (one burst of each per iteration), each burst measured by the CPU time
@@ -25,8 +25,8 @@ import (
 // alike. GC work on other threads is not counted (the cases allocate
 // within one object of each other).
 //
-//	go test -run '^$' -bench BenchmarkPTCCallCPU -benchtime 200x ./codemode
-func BenchmarkPTCCallCPU(b *testing.B) {
+//	go test -run '^$' -bench BenchmarkInterleavedPTCCall -benchtime 200x ./codemode
+func BenchmarkInterleavedPTCCall(b *testing.B) {
 	const burst = 2000
 	cases := []struct {
 		name          string
