@@ -111,6 +111,27 @@ func benchRules() []policy.Rule {
 }
 
 func benchPTCCall(b *testing.B, withPolicy, withAudit bool) {
+	h, agent := ptcCallHost(b, withPolicy, withAudit)
+	h.Registry.Register(tools.PresetLayer("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
+		c := ptc.New(h.Registry, e, ptc.Options{})
+		args := json.RawMessage(`{}`)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			if _, _, err := c.Call(ctx, "mcp__fake__noop", args); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return nil, nil
+	}})
+	if res := h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent}); res.IsError {
+		b.Fatal(res.TextOf())
+	}
+}
+
+// ptcCallHost is noopHost with, on demand, the 20-rule policy and the
+// audit trail (writing to a file, default redaction rules).
+func ptcCallHost(b *testing.B, withPolicy, withAudit bool) (*testHost, *tools.Agent) {
 	h, agent := noopHost(b, runtime.ModePerCall)
 	if withAudit {
 		trail, err := audit.Open(audit.Options{Config: audit.Config{Path: filepath.Join(b.TempDir(), "audit.jsonl")}})
@@ -127,19 +148,5 @@ func benchPTCCall(b *testing.B, withPolicy, withAudit bool) {
 		}
 		p.Install(h.Registry)
 	}
-	h.Registry.Register(tools.PresetLayer("codemode"), tools.Tool{Name: "parent", Handler: func(ctx context.Context, e *tools.Execution) (*tools.Result, error) {
-		c := ptc.New(h.Registry, e, ptc.Options{})
-		args := json.RawMessage(`{}`)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			if _, _, err := c.Call(ctx, "mcp__fake__noop", args); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return nil, nil
-	}})
-	if res := h.Registry.Execute(context.Background(), tools.Input{CallID: "p", Name: "parent", Agent: agent}); res.IsError {
-		b.Fatal(res.TextOf())
-	}
+	return h, agent
 }

@@ -222,6 +222,14 @@ func (r *Registry) preWaterfall(ctx context.Context, e *Execution) (d Decision) 
 			d = Deny{Reason: fmt.Sprintf("pre-execute listener panicked: %v", p)}
 		}
 	}()
+	if len(ls) == 1 {
+		// The usual chain (one policy): its next is the end of the chain,
+		// and the waterfall allocates nothing.
+		if out := (*ls[0])(ctx, e, allowRest); out != nil {
+			return out
+		}
+		return Allow{}
+	}
 	// One closure walks the whole chain: each call of next advances i, so a
 	// waterfall costs one allocation however many listeners it has.
 	i := -1
@@ -239,6 +247,9 @@ func (r *Registry) preWaterfall(ctx context.Context, e *Execution) (d Decision) 
 	}
 	return next()
 }
+
+// allowRest is the next of a chain's last listener.
+func allowRest() Decision { return Allow{} }
 
 func (r *Registry) approve(ctx context.Context, e *Execution, reason string) (ok bool, err error) {
 	defer func() {

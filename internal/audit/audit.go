@@ -52,6 +52,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/tools"
@@ -95,6 +96,8 @@ type Trail struct {
 	log     *slog.Logger
 	w       io.WriteCloser // a *lumberjack.Logger
 	needles []string       // lower-cased names the rules match on
+	stops   [256]bool      // the bytes at which mayMatch looks closer
+	wide    bool           // a needle is not ASCII
 
 	broken atomic.Pointer[error] // the last write error, nil while writable
 	stamp  atomic.Pointer[stamp] // the second the last line was written in
@@ -128,6 +131,7 @@ func Open(opts Options) (*Trail, error) {
 			t.needles = append(t.needles, strings.ToLower(e))
 		}
 	}
+	t.stops, t.wide = stopBytes(t.needles)
 	t.bufs.New = func() any { b := make([]byte, 0, 512); return &b }
 	// Open the file now, so that a bad path is logged at start-up.
 	if _, err := t.w.Write(nil); err != nil {
@@ -306,7 +310,7 @@ func (t *Trail) appendLine(b []byte, e *tools.Execution, n *Note, res *tools.Res
 	b = append(b, `,"code":`...)
 	b = appendString(b, string(code))
 	b = append(b, `,"ms":`...)
-	b = strconv.AppendFloat(b, float64(now.Sub(e.Start()).Microseconds())/1000, 'f', -1, 64)
+	b = appendMs(b, now.Sub(e.Start()).Microseconds())
 	b = append(b, "}\n"...)
 	return b
 }
@@ -346,51 +350,115 @@ func (t *Trail) appendTime(b []byte, now time.Time) []byte {
 	return append(b, 'Z')
 }
 
+// appendMs appends us microseconds in milliseconds, as
+// strconv.AppendFloat(b, float64(us)/1000, 'f', -1, 64) does, without its
+// cost: below 10^12 µs (11 days) the shortest decimal of that float is the
+// exact quotient, whose digits are those of us.
+func appendMs(b []byte, us int64) []byte {
+	if us < 0 || us >= 1e12 {
+		return strconv.AppendFloat(b, float64(us)/1000, 'f', -1, 64)
+	}
+	b = strconv.AppendInt(b, us/1000, 10)
+	if f := us % 1000; f != 0 {
+		d := [4]byte{'.', byte('0' + f/100), byte('0' + f/10%10), byte('0' + f%10)}
+		n := len(d)
+		for d[n-1] == '0' {
+			n--
+		}
+		b = append(b, d[:n]...)
+	}
+	return b
+}
+
 // digest is the SHA-256 of args after redaction. Redacting means
-// re-encoding the text, so it is skipped when no rule's name occurs in it
-// (an escape sequence could hide one: then it is never skipped).
+// re-encoding the text, so it is skipped when no rule's name can occur in
+// it (see mayMatch).
 func (t *Trail) digest(args string) [sha256.Size]byte {
 	if t.mayMatch(args) {
 		return sha256.Sum256(t.opts.Redact.Apply([]byte(args)))
 	}
-	return sha256.Sum256([]byte(args))
+	// The text is only read: no copy of it.
+	return sha256.Sum256(unsafe.Slice(unsafe.StringData(args), len(args)))
 }
 
+// stopBytes are the bytes mayMatch stops at: the first bytes of the
+// needles in both cases, '\\' (an escape sequence could spell a name), and
+// the lead bytes of the characters whose lower case is ASCII (U+0130 'İ'
+// is 'i' and U+212A KELVIN SIGN is 'k' to the redaction rules'
+// strings.ToLower) — or every non-ASCII byte when a needle is not ASCII
+// (wide).
+func stopBytes(needles []string) (stops [256]bool, wide bool) {
+	if len(needles) == 0 {
+		return stops, false
+	}
+	stops['\\'] = true
+	stops["\u0130"[0]] = true
+	stops["\u212a"[0]] = true
+	for _, n := range needles {
+		c := n[0]
+		stops[c] = true
+		if c >= 'a' && c <= 'z' {
+			stops[c-'a'+'A'] = true
+		}
+		for i := 0; i < len(n); i++ {
+			wide = wide || n[i] >= utf8.RuneSelf
+		}
+	}
+	if wide {
+		for c := utf8.RuneSelf; c < len(stops); c++ {
+			stops[c] = true
+		}
+	}
+	return stops, wide
+}
+
+// mayMatch reports whether a redaction rule's name may occur in text: one
+// of the needles, ignoring ASCII case, or anything that could spell one
+// another way (an escape sequence, a character whose lower case is ASCII,
+// any non-ASCII character when a needle is not ASCII). One pass over the
+// text, looking closer only at the stop bytes.
 func (t *Trail) mayMatch(text string) bool {
 	if len(t.needles) == 0 {
 		return false
 	}
-	if strings.Contains(text, `\u`) {
-		return true
-	}
-	for _, n := range t.needles {
-		if containsFold(text, n) {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !t.stops[c] {
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			if t.wide {
+				return true
+			}
+			if r, _ := utf8.DecodeRuneInString(text[i:]); r == '\u0130' || r == '\u212a' {
+				return true
+			}
+			continue
+		}
+		if c == '\\' && i+1 < len(text) && text[i+1] == 'u' {
 			return true
+		}
+		for _, n := range t.needles {
+			if hasPrefixFold(text[i:], n) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// containsFold reports whether s contains the lower-case ASCII needle n,
+// hasPrefixFold reports whether s starts with the lower-case needle n,
 // ignoring ASCII case, without allocating.
-func containsFold(s, n string) bool {
-	if len(n) == 0 {
-		return true
+func hasPrefixFold(s, n string) bool {
+	if len(s) < len(n) {
+		return false
 	}
-	first := n[0]
-	for i := 0; i+len(n) <= len(s); i++ {
-		if lower(s[i]) != first {
-			continue
-		}
-		j := 1
-		for j < len(n) && lower(s[i+j]) == n[j] {
-			j++
-		}
-		if j == len(n) {
-			return true
+	for j := 0; j < len(n); j++ {
+		if lower(s[j]) != n[j] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func lower(c byte) byte {
