@@ -1,7 +1,8 @@
 // intlgen.mjs: writes runtime/internal/webapi/intldata/*.json.gz, the CLDR
 // data the sandbox's Intl needs and golang.org/x/text does not expose
 // (date and time patterns and names, list, relative-time, compact and unit
-// patterns, currency placement and names), read from a V8 runtime's ICU.
+// patterns, currency placement and names, display names), read from a V8
+// runtime's ICU.
 // What x/text has (plural rules, collation, language matching, currency
 // digits) is taken from x/text at run time. Run with Node ≥ 20:
 //
@@ -302,6 +303,60 @@ function rtfData(loc) {
   return out;
 }
 
+// Intl.DisplayNames: the long names of every language (two letters, and
+// the three-letter ones below), region, script (below), currency, calendar
+// and date-time field ICU names, the short and narrow names where they
+// differ, the dialect names (en-GB: "British English"), and the pattern
+// and separator that compose the others ("English (Antarctica)").
+const LANG3 = ["ace", "ast", "bho", "ceb", "chr", "ckb", "fil", "gsw", "haw", "hmn", "kok", "lkt", "mai", "mfe", "nds", "nqo", "sah", "sat", "sco", "shn", "syr", "tok", "yue", "zgh", "zza"];
+const DIALECTS = ["ar-001", "de-AT", "de-CH", "en-AU", "en-CA", "en-GB", "en-US", "es-419", "es-ES", "es-MX", "fa-AF", "fr-CA", "fr-CH", "nds-NL", "nl-BE", "pt-BR", "pt-PT", "ro-MD", "sw-CD", "zh-Hans", "zh-Hant", "hi-Latn"];
+const SCRIPTS = ["Adlm", "Arab", "Armn", "Beng", "Brai", "Cher", "Cyrl", "Deva", "Ethi", "Geor", "Grek", "Gujr", "Guru", "Hanb", "Hang", "Hani", "Hans", "Hant", "Hebr", "Hira", "Hrkt", "Jamo", "Jpan", "Kana", "Khmr", "Knda", "Kore", "Laoo", "Latn", "Mlym", "Mong", "Mymr", "Orya", "Sinh", "Taml", "Telu", "Thaa", "Thai", "Tibt", "Zmth", "Zsye", "Zsym", "Zxxx", "Zyyy", "Zzzz"];
+const CALENDARS = ["buddhist", "chinese", "coptic", "dangi", "ethioaa", "ethiopic", "gregory", "hebrew", "indian", "islamic", "islamic-civil", "islamic-rgsa", "islamic-tbla", "islamic-umalqura", "iso8601", "japanese", "persian", "roc"];
+const FIELDS = ["era", "year", "quarter", "month", "weekOfYear", "weekday", "day", "dayPeriod", "hour", "minute", "second", "timeZoneName"];
+const letters = "abcdefghijklmnopqrstuvwxyz";
+
+function displayData(loc) {
+  const out = { names: {}, short: {}, narrow: {}, dialect: {} };
+  const dn = (type, style, extra) => new Intl.DisplayNames(loc, { type, style, fallback: "none", ...extra });
+  const codes = {
+    language: [...[...letters].flatMap((a) => [...letters].map((b) => a + b)), ...LANG3],
+    region: [...[...letters.toUpperCase()].flatMap((a) => [...letters.toUpperCase()].map((b) => a + b)), "001", "002", "003", "005", "009", "011", "013", "014", "015", "017", "018", "019", "021", "029", "030", "034", "035", "039", "053", "054", "057", "061", "142", "143", "145", "150", "151", "154", "155", "202", "419"],
+    script: SCRIPTS,
+    currency: [...new Set([...Intl.supportedValuesOf("currency"), ...[...letters.toUpperCase()].flatMap((a) => [...letters.toUpperCase()].map((b) => "X" + a + b))])].sort(),
+    calendar: CALENDARS,
+    dateTimeField: FIELDS,
+  };
+  for (const [type, list] of Object.entries(codes)) {
+    const long = dn(type, "long"), short = dn(type, "short"), narrow = dn(type, "narrow");
+    const n = {}, s = {}, w = {};
+    for (const c of list) {
+      let v;
+      try { v = long.of(c); } catch { continue; }
+      if (v === undefined) continue;
+      n[c] = v;
+      const sv = short.of(c), wv = narrow.of(c);
+      if (sv !== undefined && sv !== v) s[c] = sv;
+      if (wv !== undefined && wv !== (sv ?? v)) w[c] = wv;
+    }
+    out.names[type] = n;
+    out.short[type] = s;
+    out.narrow[type] = w;
+  }
+  for (const style of ["long", "short", "narrow"]) {
+    const d = dn("language", style, { languageDisplay: "dialect" }), st = dn("language", style, { languageDisplay: "standard" });
+    const e = {};
+    for (const t of DIALECTS) if (d.of(t) !== st.of(t)) e[t] = d.of(t);
+    out.dialect[style] = e;
+  }
+  const st = dn("language", "long", { languageDisplay: "standard" });
+  const en = st.of("en"), aq = dn("region", "long").of("AQ"), latn = dn("script", "long").of("Latn");
+  const p1 = st.of("en-AQ"), p2 = st.of("en-Latn-AQ");
+  out.pattern = p1.replace(en, "{0}").replace(aq, "{1}");
+  const inner = p2.replace(en, "").replace(latn, "\u0000").replace(aq, "\u0001");
+  out.separator = inner.slice(inner.indexOf("\u0000") + 1, inner.indexOf("\u0001"));
+  return out;
+}
+
 // One gzipped JSON per locale (a program loads only the locales it
 // uses) and the shared names table with the versions, in
 // runtime/internal/webapi/intldata/. gzip without a timestamp, so that the
@@ -316,7 +371,7 @@ const write = (name, value) => {
   writeFileSync(new URL(name + ".json.gz", dir), gzipSync(json, { level: 9 }));
 };
 for (const loc of LOCALES) {
-  write(loc, { number: numberData(loc), date: dateData(loc), list: listData(loc), relative: rtfData(loc) });
+  write(loc, { number: numberData(loc), date: dateData(loc), list: listData(loc), relative: rtfData(loc), display: displayData(loc) });
 }
 write("_meta", { icu: process.versions.icu, cldr: process.versions.cldr, locales: LOCALES, names: namesTable });
 console.log("wrote", dir.pathname, total, "bytes of JSON");

@@ -8,7 +8,118 @@ import (
 
 type weakMap struct {
 	m map[weak.Pointer[Object]]Value
+	// s holds the symbol keys (codemode patch: ES2023 symbols as weak
+	// keys; see weakKey).
+	s map[weak.Pointer[Symbol]]Value
 	sync.Mutex
+}
+
+// weakKey is CanBeHeldWeakly (ES2023): an object, or a symbol that is not
+// in the global registry (Symbol.for). codemode patch: upstream took
+// objects only. It returns the key as an object or as a symbol.
+func (r *Runtime) weakKey(v Value) (*Object, *Symbol, bool) {
+	switch v := v.(type) {
+	case *Object:
+		return v, nil, true
+	case *Symbol:
+		if v.desc == nil || r.symbolRegistry[v.desc.string()] != v {
+			return nil, v, true
+		}
+	}
+	return nil, nil, false
+}
+
+// The symbol-keyed operations (codemode patch), as set, get, remove, has.
+
+func (wm *weakMap) setSym(key *Symbol, value Value) {
+	p := weak.Make(key)
+	wm.Lock()
+	if wm.s == nil {
+		wm.s = make(map[weak.Pointer[Symbol]]Value)
+	}
+	_, exists := wm.s[p]
+	wm.s[p] = value
+	wm.Unlock()
+	if !exists {
+		wmPtr := weak.Make(wm)
+		runtime.AddCleanup(key, func(p weak.Pointer[Symbol]) {
+			wm := wmPtr.Value()
+			if wm == nil {
+				return
+			}
+			wm.Lock()
+			delete(wm.s, p)
+			wm.Unlock()
+		}, p)
+	}
+}
+
+func (wm *weakMap) getSym(key *Symbol) (res Value) {
+	p := weak.Make(key)
+	wm.Lock()
+	res = wm.s[p]
+	wm.Unlock()
+	return
+}
+
+func (wm *weakMap) removeSym(key *Symbol) (removed bool) {
+	p := weak.Make(key)
+	wm.Lock()
+	if _, removed = wm.s[p]; removed {
+		delete(wm.s, p)
+	}
+	wm.Unlock()
+	return
+}
+
+func (wm *weakMap) hasSym(key *Symbol) bool {
+	p := weak.Make(key)
+	wm.Lock()
+	_, exists := wm.s[p]
+	wm.Unlock()
+	return exists
+}
+
+// setKey, getKey, removeKey and hasKey take any value (codemode patch):
+// a key that cannot be held weakly is refused by setKey and absent for
+// the others.
+func (wm *weakMap) setKey(r *Runtime, key, value Value, what string) {
+	o, s, ok := r.weakKey(key)
+	switch {
+	case o != nil:
+		wm.set(o, value)
+	case ok:
+		wm.setSym(s, value)
+	default:
+		panic(r.NewTypeError("Invalid value used %s: %s", what, key.String()))
+	}
+}
+
+func (wm *weakMap) getKey(r *Runtime, key Value) Value {
+	if o, s, ok := r.weakKey(key); o != nil {
+		return wm.get(o)
+	} else if ok {
+		return wm.getSym(s)
+	}
+	return nil
+}
+
+func (wm *weakMap) removeKey(r *Runtime, key Value) bool {
+	if o, s, ok := r.weakKey(key); o != nil {
+		return wm.remove(o)
+	} else if ok {
+		return wm.removeSym(s)
+	}
+	return false
+}
+
+func (wm *weakMap) hasKey(r *Runtime, key Value) bool {
+	if o, s, ok := r.weakKey(key); o != nil {
+		return wm.has(o)
+	} else if ok {
+		return wm.hasSym(s)
+	}
+	return false
 }
 
 func (wm *weakMap) set(key *Object, value Value) {
@@ -75,8 +186,7 @@ func (r *Runtime) weakMapProto_delete(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakMap.prototype.delete called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	key, ok := call.Argument(0).(*Object)
-	if ok && wmo.m.remove(key) {
+	if wmo.m.removeKey(r, call.Argument(0)) { // codemode patch: symbol keys
 		return valueTrue
 	}
 	return valueFalse
@@ -88,10 +198,7 @@ func (r *Runtime) weakMapProto_get(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakMap.prototype.get called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	var res Value
-	if key, ok := call.Argument(0).(*Object); ok {
-		res = wmo.m.get(key)
-	}
+	res := wmo.m.getKey(r, call.Argument(0)) // codemode patch: symbol keys
 	if res == nil {
 		return _undefined
 	}
@@ -104,8 +211,7 @@ func (r *Runtime) weakMapProto_has(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakMap.prototype.has called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	key, ok := call.Argument(0).(*Object)
-	if ok && wmo.m.has(key) {
+	if wmo.m.hasKey(r, call.Argument(0)) { // codemode patch: symbol keys
 		return valueTrue
 	}
 	return valueFalse
@@ -117,8 +223,7 @@ func (r *Runtime) weakMapProto_set(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakMap.prototype.set called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	key := r.toObject(call.Argument(0))
-	wmo.m.set(key, call.Argument(1))
+	wmo.m.setKey(r, call.Argument(0), call.Argument(1), "as weak map key") // codemode patch: symbol keys
 	return call.This
 }
 
@@ -155,7 +260,7 @@ func (r *Runtime) builtin_newWeakMap(args []Value, newTarget *Object) *Object {
 					itemObj := r.toObject(item)
 					k := itemObj.self.getIdx(i0, nil)
 					v := nilSafe(itemObj.self.getIdx(i1, nil))
-					wmo.m.set(r.toObject(k), v)
+					wmo.m.setKey(r, k, v, "as weak map key") // codemode patch: symbol keys
 				})
 			} else {
 				iter.iterate(func(item Value) {

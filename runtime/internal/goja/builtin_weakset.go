@@ -20,7 +20,7 @@ func (r *Runtime) weakSetProto_add(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakSet.prototype.add called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	wso.s.set(r.toObject(call.Argument(0)), nil)
+	wso.s.setKey(r, call.Argument(0), nil, "in weak set") // codemode patch: symbol keys
 	return call.This
 }
 
@@ -30,8 +30,7 @@ func (r *Runtime) weakSetProto_delete(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakSet.prototype.delete called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	obj, ok := call.Argument(0).(*Object)
-	if ok && wso.s.remove(obj) {
+	if wso.s.removeKey(r, call.Argument(0)) { // codemode patch: symbol keys
 		return valueTrue
 	}
 	return valueFalse
@@ -43,8 +42,7 @@ func (r *Runtime) weakSetProto_has(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakSet.prototype.has called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	obj, ok := call.Argument(0).(*Object)
-	if ok && wso.s.has(obj) {
+	if wso.s.hasKey(r, call.Argument(0)) { // codemode patch: symbol keys
 		return valueTrue
 	}
 	return valueFalse
@@ -71,11 +69,11 @@ func (r *Runtime) builtin_newWeakSet(args []Value, newTarget *Object) *Object {
 			if adder == r.global.weakSetAdder {
 				if stdArr != nil {
 					for _, v := range stdArr.values {
-						wso.s.set(r.toObject(v), nil)
+						wso.s.setKey(r, v, nil, "in weak set") // codemode patch: symbol keys
 					}
 				} else {
 					r.getIterator(arg, nil).iterate(func(item Value) {
-						wso.s.set(r.toObject(item), nil)
+						wso.s.setKey(r, item, nil, "in weak set") // codemode patch: symbol keys
 					})
 				}
 			} else {

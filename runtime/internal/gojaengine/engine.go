@@ -92,8 +92,10 @@ type Options struct {
 	// is zero, in bytes. If zero, 256 MiB.
 	MemoryLimit int64
 	// MaxStackDepth bounds the JavaScript call depth when
-	// EnvOptions.MaxStackDepth is zero. If zero, 1000: deep enough for real
-	// recursion, shallow enough that unwinding an overflow is instant.
+	// EnvOptions.MaxStackDepth is zero. If zero, 10000, as wazero's: about
+	// V8's depth for a small function (~10,800), so a recursion that runs
+	// in Node runs on both engines (an overflow costs ~75 ms of CPU to
+	// unwind, ~10 ms at 1000).
 	MaxStackDepth int
 	// Grace overrides engine.Grace (tests).
 	Grace time.Duration
@@ -123,7 +125,7 @@ func (o Options) withDefaults() Options {
 		o.MemoryLimit = 256 << 20
 	}
 	if o.MaxStackDepth == 0 {
-		o.MaxStackDepth = 1000
+		o.MaxStackDepth = 10000
 	}
 	if o.MemorySampleInterval == 0 {
 		o.MemorySampleInterval = 2 * time.Millisecond

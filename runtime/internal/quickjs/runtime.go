@@ -69,6 +69,9 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: rewriting the memory import: %w", err)
 	}
+	if wasm, err = fixQuickJS(wasm); err != nil {
+		return nil, fmt.Errorf("quickjs: fixing the build's known bugs: %w", err)
+	}
 	var pollName string
 	for min, sem := range a.imports {
 		if sem == "qts_host_interrupt_handler" {

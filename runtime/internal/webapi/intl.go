@@ -42,6 +42,7 @@ type localeDat struct {
 	Date     dateDat            `json:"date"`
 	List     map[string]listDat `json:"list"`
 	Relative map[string]relDat  `json:"relative"`
+	Display  displayDat         `json:"display"`
 }
 
 type numberDat struct {
@@ -358,6 +359,10 @@ func intlAnswer(arg, zone string) (string, error) {
 		out, err = listResolve(req.Locales, req.Options)
 	case "lf.format":
 		out, err = listFormat(req.Resolved, req.List)
+	case "dn.resolve":
+		out, err = displayResolve(req.Locales, req.Options)
+	case "dn.of":
+		out, err = displayOf(req.Resolved, req.A)
 	case "rtf.resolve":
 		out, err = relativeResolve(req.Locales, req.Options)
 	case "rtf.format":

@@ -226,6 +226,22 @@ function buildIntl() {
   }
   webTag(ListFormat, "Intl.ListFormat");
 
+  // ---- DisplayNames: ICU's names from the table (webapi/intl_display.go)
+  class DisplayNames {
+    constructor(locales, options) {
+      var pairs = ask({ op: "dn.resolve", locales: localeList(locales), options: readOptions(options, ["localeMatcher", "s", "style", "s", "type", "s", "fallback", "s", "languageDisplay", "s"]) }, "Intl.DisplayNames");
+      slots.set(this, { pairs: pairs, o: resolvedObject(pairs, true) });
+    }
+    of(code) {
+      var s = S(this, "Intl.DisplayNames");
+      var v = ask({ op: "dn.of", resolved: s.o, a: toStr(code) }, "Intl.DisplayNames");
+      return v === null ? undefined : v;
+    }
+    resolvedOptions() { return resolvedObject(S(this, "Intl.DisplayNames").pairs); }
+    static supportedLocalesOf(locales, options = undefined) { return supported(locales, options); }
+  }
+  webTag(DisplayNames, "Intl.DisplayNames");
+
   // ---- RelativeTimeFormat
   class RelativeTimeFormat {
     constructor(locales = undefined, options = undefined) {
@@ -393,7 +409,8 @@ function buildIntl() {
 
   var Intl = {};
   [["NumberFormat", NumberFormat], ["DateTimeFormat", DateTimeFormat], ["Collator", Collator], ["PluralRules", PluralRules],
-    ["ListFormat", ListFormat], ["RelativeTimeFormat", RelativeTimeFormat], ["Segmenter", Segmenter], ["Locale", Locale]].forEach(function (p) {
+    ["ListFormat", ListFormat], ["RelativeTimeFormat", RelativeTimeFormat], ["Segmenter", Segmenter], ["Locale", Locale],
+    ["DisplayNames", DisplayNames]].forEach(function (p) {
     // Built-ins: the constructors, their static and prototype methods and
     // accessors print as native code, not as the prelude's source.
     [p[1], p[1].prototype].forEach(function (o) {

@@ -1,0 +1,78 @@
+package quickjs
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// TestMappedArgumentsGC: a GC cycle while a sloppy function whose
+// arguments object maps its parameters is running leaves the parameters
+// and the runtime intact (fix.go: without the fix the GC unlinks the
+// mapped var_refs from a list they are not in, and this traps or returns
+// garbage). Several instances and rounds: what the corruption hits
+// depends on the heap's garbage.
+func TestMappedArgumentsGC(t *testing.T) {
+	r := newTestRuntime(t)
+	const prog = `(function () {
+  function f(a, b) {
+    arguments;
+    var keep = [];
+    for (var i = 0; i < 100000; i++) keep.push({ i: i });
+    b = a + 1;
+    return [a, b, arguments[0], arguments[1], keep.length].join();
+  }
+  var out = [];
+  for (var k = 0; k < 3; k++) out.push(f(40 + k, 0));
+  return out.join(";");
+})()`
+	for round := 0; round < 2; round++ {
+		inst, err := r.NewInstance(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := inst.NewContext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := inst.Eval(c, prog, "t.js", EvalGlobal)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if e, _ := inst.Exception(c, v); e != 0 {
+			s, _ := inst.GetString(c, e)
+			t.Fatalf("round %d: exception: %s", round, s)
+		}
+		s, err := inst.GetString(c, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "40,41,40,41,100000;41,42,41,42,100000;42,43,42,43,100000"; s != want {
+			t.Errorf("round %d: got %s, want %s", round, s, want)
+		}
+		inst.FreeValue(c, v)
+		if err := inst.FreeContext(c); err != nil {
+			t.Fatal(err)
+		}
+		inst.Close()
+	}
+}
+
+// TestFixQuickJS: each fix finds its code exactly once in the pinned build
+// and the fixed module differs from it only there.
+func TestFixQuickJS(t *testing.T) {
+	art := loadTestArtifact(t)
+	fixed, err := fixQuickJS(art.Wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(fixed)-len(art.Wasm), len(mappedArgumentsMarkFix)-len(mappedArgumentsMark); got != want {
+		t.Errorf("the fixed module is %d bytes longer, want %d", got, want)
+	}
+	if !bytes.Contains(fixed, mappedArgumentsMarkFix) || bytes.Contains(fixed, mappedArgumentsMark) {
+		t.Error("js_mapped_arguments_mark was not replaced")
+	}
+	if _, err := fixQuickJS(fixed); err == nil {
+		t.Error("fixing a fixed module: no error, want the code not found")
+	}
+}
