@@ -21,6 +21,10 @@ var processStart = time.Now()
 
 const stderrCap = 4096
 
+// tzNameMax is emscripten's TZNAME_MAX: the bytes of a zone name tzset may
+// write, before its NUL.
+const tzNameMax = 6
+
 type hostFunc func(ctx context.Context, m api.Module, st []uint64)
 
 var hostFuncs = map[string]hostFunc{
@@ -78,8 +82,11 @@ var hostFuncs = map[string]hostFunc{
 			daylight = 1
 		}
 		mem.WriteUint32Le(uint32(st[1]), daylight)
-		mem.Write(uint32(st[2]), append([]byte(std[:min(len(std), 16)]), 0))
-		mem.Write(uint32(st[3]), append([]byte(dst[:min(len(dst), 16)]), 0))
+		// emscripten's tzset reserves TZNAME_MAX+1 = 7 bytes for each name
+		// (its JS writes them with stringToUTF8(name, ptr, 7)): six bytes
+		// and the NUL, never more, or the write runs into the next static.
+		mem.Write(uint32(st[2]), append([]byte(std[:min(len(std), tzNameMax)]), 0))
+		mem.Write(uint32(st[3]), append([]byte(dst[:min(len(dst), tzNameMax)]), 0))
 	},
 	"clock_time_get": func(ctx context.Context, m api.Module, st []uint64) {
 		var ns int64
