@@ -9,6 +9,8 @@
 //                                            refusal past the limit
 //   "R"                                      a nested call after one was
 //                                            refused past the limit: -2
+//   "N" + level                              at setup: console[level], a
+//                                            host function of its own
 //   "D" + outcome                            the program settled
 //   "S" + op + "\n" + arg                    a web or Intl host function:
 //                                            its answer (engine.HostService)
@@ -22,6 +24,14 @@ var refusal = null; // the run's rejected promise for calls past its limit (host
 
 var logOps = { __proto__: null, log: "Llog\n", info: "Linfo\n", warn: "Lwarn\n", error: "Lerror\n", debug: "Ldebug\n" };
 function hostLog(level, text) { if (native(logOps[level] + text) === 1) logSpent = true; }
+// console.log, info, warn, error and debug are host functions of their
+// own (vm.hostConsole): a line is dropped in Go, before anything is
+// made, once the log budget is spent (a JavaScript method would build
+// its arguments object first); plain strings are joined in Go, and
+// anything else goes through formatArgs.
+function consoleNative() {
+  return { log: native("Nlog"), info: native("Ninfo"), warn: native("Nwarn"), error: native("Nerror"), debug: native("Ndebug") };
+}
 function hostCall(name, json) {
   // Once a call was refused past the limit, so is every later one: "R"
   // only counts it (the name and arguments need not cross).
@@ -213,5 +223,7 @@ var glueEntries = [
       else p[1](bindingError(r[2].code, r[2].message, r[2].info));
     }
   },
-  function globalsJSON() { return jsonStringify(globals()); }
+  function globalsJSON() { return jsonStringify(globals()); },
+  // formatArgs(...args): a console line that is not plain strings.
+  function formatArgs() { return format(arguments); }
 ];
