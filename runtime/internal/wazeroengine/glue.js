@@ -7,10 +7,9 @@
 //                                            undefined after the run, or
 //                                            the message of a SUBCALL_LIMIT
 //                                            refusal past the limit
-//   "R"                                      a nested call after one was
-//                                            refused past the limit: -2
-//   "N" + level                              at setup: console[level], a
-//                                            host function of its own
+//   "N" + name                               at setup: a host function of
+//                                            its own (console's log, info,
+//                                            warn, error, debug; refused)
 //   "D" + outcome                            the program settled
 //   "S" + op + "\n" + arg                    a web or Intl host function:
 //                                            its answer (engine.HostService)
@@ -32,10 +31,13 @@ function hostLog(level, text) { if (native(logOps[level] + text) === 1) logSpent
 function consoleNative() {
   return { log: native("Nlog"), info: native("Ninfo"), warn: native("Nwarn"), error: native("Nerror"), debug: native("Ndebug") };
 }
+// refused() counts a nested call made after one was refused past the
+// limit, and answers undefined if it is refused too (vm.hostRefused).
+var refused = native("Nrefused");
 function hostCall(name, json) {
-  // Once a call was refused past the limit, so is every later one: "R"
-  // only counts it (the name and arguments need not cross).
-  if (refusal !== null && native("R") === -2) return refusal;
+  // Once a call was refused past the limit, so is every later one:
+  // refused() only counts it (nothing crosses, nothing is made).
+  if (refusal !== null && refused() === undefined) return refusal;
   var id = native("C" + jsonStringify(name) + "\n" + json);
   if (id === undefined) return undefined;
   if (id === -2 || typeof id === "string") {

@@ -35,11 +35,12 @@ const (
 
 // hostFuncID is the id of the host function behind the glue's native
 // (QTS_NewFunction's host reference); consoleFuncID+k is console's
-// consoleLevels[k] (hostConsole). Any other id reaching Hooks.Call is a
-// bug.
+// consoleLevels[k] (hostConsole), refusedFuncID the glue's refused
+// (hostRefused). Any other id reaching Hooks.Call is a bug.
 const (
-	hostFuncID    = 1
-	consoleFuncID = 2
+	hostFuncID    uint32 = 1
+	consoleFuncID uint32 = 2
+	refusedFuncID        = consoleFuncID + uint32(len(consoleLevels))
 )
 
 // consoleLevels are the console methods that are host functions.
@@ -605,6 +606,23 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// hostRefused is the glue's refused(), called for a nested call once an
+// earlier one of the run was refused past the limit: undefined (no value
+// made, nothing read) when this one is refused too, as Run.Refused
+// counts it, else 1 (the glue then asks with "C").
+func (v *vm) hostRefused(c quickjs.Context) quickjs.Value {
+	if r := v.run; r != nil && c == v.ctx && v.refusal != nil {
+		if e := r.Refused(""); e != nil && e == v.refusal {
+			return 0
+		}
+	}
+	val, err := v.inst.NewFloat64(c, 1)
+	if err != nil {
+		return 0
+	}
+	return val
+}
+
 // hostConsole is console[level]: nothing once the run's log budget is
 // spent (Run.LogSpent); plain strings joined here (what format does with
 // them: no directive is read unless a first string with a '%' has
@@ -688,6 +706,9 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 	if id-consoleFuncID < uint32(len(consoleLevels)) {
 		return v.hostConsole(c, consoleLevels[id-consoleFuncID], argc, argv)
 	}
+	if id == refusedFuncID {
+		return v.hostRefused(c)
+	}
 	r := v.run
 	if id != hostFuncID || argc < 1 || c != v.ctx {
 		return 0
@@ -702,17 +723,24 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 	}
 	op, payload := s[0], s[1:]
 	if op == 'N' {
-		// At setup (consoleNative): a console method.
+		// At setup: a console method (consoleNative), refused.
+		fid := uint32(0)
+		if payload == "refused" {
+			fid = refusedFuncID
+		}
 		for k, level := range consoleLevels {
 			if level == payload {
-				f, err := v.inst.NewFunction(c, level, consoleFuncID+uint32(k))
-				if err != nil {
-					return 0
-				}
-				return f
+				fid = consoleFuncID + uint32(k)
 			}
 		}
-		return 0
+		if fid == 0 {
+			return 0
+		}
+		f, err := v.inst.NewFunction(c, payload, fid)
+		if err != nil {
+			return 0
+		}
+		return f
 	}
 	if r == nil {
 		return 0
@@ -761,14 +789,6 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 			return 0
 		}
 		return val
-	case 'R':
-		if e := r.Refused(""); e != nil && e == v.refusal {
-			val, err := v.inst.NewFloat64(v.ctx, -2)
-			if err != nil {
-				return 0
-			}
-			return val
-		}
 	case 'T':
 		ms, err := strconv.ParseFloat(payload, 64)
 		if err != nil {
