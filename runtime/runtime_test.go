@@ -97,6 +97,13 @@ func TestLimits(t *testing.T) {
 						t.Errorf("got %d logs, truncated %v; want 32 empty lines and the marker", len(out.Logs), out.LogsTruncated)
 					}
 				}},
+				// Once the budget is spent a line is dropped before it is
+				// formatted: the argument's valueOf is never called.
+				{name: "a spent budget formats nothing", limits: runtime.Limits{MaxLogBytes: 100}, code: `let n = 0; const o = { valueOf() { n++; return 1 } }; console.log("x".repeat(200)); for (let i = 0; i < 5; i++) { console.log("%d", o); console.warn("%d", o) } return n`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if !out.LogsTruncated || len(out.Logs) != 1 || string(out.Value) != "0" {
+						t.Errorf("got %d logs, truncated %v, value %s; want the marker alone and 0", len(out.Logs), out.LogsTruncated, out.Value)
+					}
+				}},
 				{name: "a huge error message is cut", limits: runtime.Limits{Timeout: 20 * time.Second}, code: `throw new Error("x".repeat(1e6))`, wantCode: errs.CodeRuntimeError, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
 					if n := len(out.Err.Message); n > 9<<10 || !strings.Contains(out.Err.Message, "[cut: ") {
 						t.Errorf("got a %d-byte message, want it cut near 8 KiB with a marker", n)

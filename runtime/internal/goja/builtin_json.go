@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -184,12 +185,34 @@ type _builtinJSON_stringifyContext struct {
 	grow             growthCheck // codemode patch: the output, as it grows (alloc.go)
 }
 
+// jsonScratch is the working memory of a JSON.stringify call, kept for
+// the next call of any runtime when it is small (codemode patch: most
+// calls serialise small values, and their only allocation is then the
+// result).
+type jsonScratch struct {
+	stack []*Object
+	buf   []byte
+}
+
+var jsonScratchPool = sync.Pool{New: func() any { return new(jsonScratch) }}
+
+// The largest scratch kept: a call that needed more gives it up.
+const (
+	jsonScratchBytes = 4 << 10
+	jsonScratchDepth = 64
+)
+
 func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 	ctx := _builtinJSON_stringifyContext{
 		r:        r,
 		allAscii: true,
 		grow:     growthCheck{r: r},
 	}
+	// codemode patch: the scratch, given back below (not when a toJSON,
+	// getter or replacer throws: then it is garbage).
+	sc := jsonScratchPool.Get().(*jsonScratch)
+	ctx.stack = sc.stack[:0]
+	ctx.buf = *bytes.NewBuffer(sc.buf[:0])
 
 	replacer, _ := call.Argument(1).(*Object)
 	if replacer != nil {
@@ -266,29 +289,52 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 		}
 	}
 
+	var res Value = _undefined
 	if ctx.do(call.Argument(0)) {
 		r.checkAlloc(int64(ctx.buf.Len())) // codemode patch: the copy to a string (alloc.go)
 		if ctx.allAscii {
-			return asciiString(ctx.buf.String())
+			res = asciiString(ctx.buf.String())
 		} else {
-			return &importedString{
+			res = &importedString{
 				s: ctx.buf.String(),
 			}
 		}
 	}
-	return _undefined
+	// codemode patch: the scratch back, without the objects it held.
+	if st := ctx.stack[:cap(ctx.stack)]; len(st) <= jsonScratchDepth {
+		clear(st)
+		sc.stack = st[:0]
+	} else {
+		sc.stack = nil
+	}
+	if b := ctx.buf.Bytes(); cap(b) <= jsonScratchBytes {
+		sc.buf = b[:0]
+	} else {
+		sc.buf = nil
+	}
+	jsonScratchPool.Put(sc)
+	return res
 }
 
 func (ctx *_builtinJSON_stringifyContext) do(v Value) bool {
-	holder := ctx.r.NewObject()
-	createDataPropertyOrThrow(holder, stringEmpty, v)
-	return ctx.str(stringEmpty, holder)
+	// codemode patch: the wrapper object {"": v} is made only for a
+	// replacer function, the one thing that can see it (as its this);
+	// its "" property reads back v.
+	var holder *Object
+	if ctx.replacerFunction != nil {
+		holder = ctx.r.NewObject()
+		createDataPropertyOrThrow(holder, stringEmpty, v)
+	}
+	return ctx.strValue(stringEmpty, nilSafe(v), holder)
 }
 
 func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 	ctx.grow.at(ctx.buf.Len()) // codemode patch (alloc.go)
-	value := nilSafe(holder.get(key, nil))
+	return ctx.strValue(key, nilSafe(holder.get(key, nil)), holder)
+}
 
+// strValue is str with holder[key] read: value (codemode patch, see do).
+func (ctx *_builtinJSON_stringifyContext) strValue(key, value Value, holder *Object) bool {
 	switch value.(type) {
 	case *Object, *valueBigInt:
 		if toJSON, ok := ctx.r.getVStr(value, "toJSON").(*Object); ok {

@@ -72,6 +72,8 @@ type baseJsFuncObject struct {
 	prg    *Program
 	src    string
 	strict bool
+
+	sourceHidden bool // codemode patch: SetSourceHidden (hidesource.go)
 }
 
 type funcObject struct {
@@ -256,6 +258,9 @@ func (f *baseFuncObject) createInstance(newTarget *Object) *Object {
 }
 
 func (f *baseJsFuncObject) source() String {
+	if f.sourceHidden { // codemode patch (hidesource.go)
+		return hiddenSource(f)
+	}
 	return newStringValue(f.src)
 }
 

@@ -4,7 +4,7 @@
 // tools() → the run's tool names, makeTools(traps) → the global tools,
 // service(op, arg) → the web and Intl host functions' answer,
 // hostLazy(name, build, hide) → whether the runtime builds the global lazily,
-// console(format) → console's methods], and
+// console(format) → console's methods, hide(f) → f's source hidden], and
 // goja's own size checks: goja has no per-runtime memory cap, and an
 // allocation the Go runtime cannot satisfy kills the whole process, so
 // every built-in that can allocate by a size the program sets is checked
@@ -27,6 +27,10 @@ function hostLazy(name, build) { return native[9](name, build, hide); }
 // nested call on goja.
 // (A declaration, not a var: tools.js calls it before this file runs.)
 function makeTools(traps) { return native[5](traps); }
+// hide's mark: goja's Function.prototype.toString shows the function as
+// native code (the goja patch hidesource.go). (A declaration: common.js
+// looks for it.)
+function hostHide(f) { native[11](f); }
 // webScript(names): build the web globals a script names before it runs
 // (engine.WebGlobals; see web.js): a goja realm is built per call, and
 // pays for every object the prelude makes.

@@ -217,6 +217,12 @@ func (d *driver) newVM() (*vm, error) {
 			}
 			return v.console(format)
 		},
+		func(c goja.FunctionCall) goja.Value { // hide(f)
+			if o, ok := c.Argument(0).(*goja.Object); ok {
+				o.SetSourceHidden()
+			}
+			return goja.Undefined()
+		},
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {

@@ -56,6 +56,7 @@ const (
 	fnTypeof
 	fnResolveException
 	fnGetPropNumber
+	fnThrow
 	numFns
 )
 
@@ -87,6 +88,7 @@ var fnNames = [numFns]string{
 	fnTypeof:             "QTS_Typeof",
 	fnResolveException:   "QTS_ResolveException",
 	fnGetPropNumber:      "QTS_GetPropNumber",
+	fnThrow:              "QTS_Throw",
 }
 
 // Hooks are the engine's side of the host functions. They are called on
@@ -378,6 +380,7 @@ func (i *Instance) NewContext() (Context, error) {
 	if c == 0 {
 		return 0, ErrOutOfMemory
 	}
+	i.learnStringTag(Context(c))
 	return Context(c), nil
 }
 
@@ -428,15 +431,23 @@ func (i *Instance) Exception(c Context, v Value) (Value, error) {
 // CallFunction calls fn with this = undefined and the given arguments; it
 // returns an owned Value that may hold an exception.
 func (i *Instance) CallFunction(c Context, fn Value, args ...Value) (Value, error) {
+	argv := i.scratch
 	if len(args) > 16 {
-		return 0, errors.New("quickjs: too many arguments")
+		// Past the scratch: a buffer of their own (QTS_Call copies the
+		// arguments before it calls, so it may go at once).
+		p, err := i.Malloc(4 * len(args))
+		if err != nil {
+			return 0, err
+		}
+		defer i.Free(p)
+		argv = p
 	}
 	for k, a := range args {
-		if !i.mem.WriteUint32Le(i.scratch+uint32(4*k), uint32(a)) {
-			return 0, errors.New("quickjs: scratch out of range")
+		if !i.mem.WriteUint32Le(argv+uint32(4*k), uint32(a)) {
+			return 0, errors.New("quickjs: argv out of range")
 		}
 	}
-	v, err := i.call(fnCall, uint64(c), uint64(fn), uint64(i.undefined), uint64(len(args)), uint64(i.scratch))
+	v, err := i.call(fnCall, uint64(c), uint64(fn), uint64(i.undefined), uint64(len(args)), uint64(argv))
 	if err != nil {
 		return 0, err
 	}
@@ -574,6 +585,65 @@ func (i *Instance) GetIndex(c Context, obj Value, idx int) (Value, error) {
 func (i *Instance) Arg(argv uint32, k int) (Value, error) {
 	v, err := i.call(fnArgv, uint64(argv), uint64(k))
 	return Value(v), err
+}
+
+// Throw returns an owned exception marker that throws e (which stays
+// the caller's): what a host function returns to throw.
+func (i *Instance) Throw(c Context, e Value) (Value, error) {
+	v, err := i.call(fnThrow, uint64(c), uint64(e))
+	if err == nil && v == 0 {
+		err = ErrOutOfMemory
+	}
+	return Value(v), err
+}
+
+// StringArg returns argument k of a host call, and true, if it is a
+// string; false if it is anything else, or if this build's values
+// cannot be told apart by their tag (see stringTag). It reads the tag
+// of the JSValue in place: no call into the instance but Arg and, for
+// a string, GetString.
+func (i *Instance) StringArg(c Context, argv uint32, k int) (string, bool, error) {
+	tag := i.r.strTag.Load()
+	if tag == 0 {
+		return "", false, nil
+	}
+	p, err := i.Arg(argv, k)
+	if err != nil {
+		return "", false, err
+	}
+	raw, ok := i.mem.ReadUint64Le(uint32(p))
+	if !ok || uint32(raw>>32) != tag {
+		return "", false, nil
+	}
+	s, err := i.GetString(c, p)
+	return s, err == nil, err
+}
+
+// learnStringTag sets the Runtime's strTag, once, from a string and a
+// number made in context c: with NaN boxing (wasm32), a JSValue is 8
+// bytes whose high 32 bits are the tag for everything but a float64,
+// whose encoding avoids those tags. A build that does not look like
+// that (the string's high half zero, or equal to the number's) leaves
+// it 0: StringArg then answers false, and callers take their general
+// path.
+func (i *Instance) learnStringTag(c Context) {
+	i.r.tagOnce.Do(func() {
+		s, err := i.NewString(c, "x")
+		if err != nil {
+			return
+		}
+		defer i.FreeValue(c, s)
+		f, err := i.NewFloat64(c, 1)
+		if err != nil {
+			return
+		}
+		defer i.FreeValue(c, f)
+		rs, ok1 := i.mem.ReadUint64Le(uint32(s))
+		rf, ok2 := i.mem.ReadUint64Le(uint32(f))
+		if ok1 && ok2 && rs>>32 != 0 && rs>>32 != rf>>32 {
+			i.r.strTag.Store(uint32(rs >> 32))
+		}
+	})
 }
 
 // Undefined returns a borrowed pointer to undefined (never free it).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,9 @@ type Runtime struct {
 	initPages uint32
 	globals   []string       // exports of the mutable globals (exportMutableGlobals)
 	loc       *time.Location // Date's local time zone (RuntimeOptions.Location)
+
+	tagOnce sync.Once
+	strTag  atomic.Uint32 // a string JSValue's tag (Instance.StringArg); 0 until known
 
 	closed atomic.Bool
 }

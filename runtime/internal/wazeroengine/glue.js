@@ -7,8 +7,9 @@
 //                                            undefined after the run, or
 //                                            the message of a SUBCALL_LIMIT
 //                                            refusal past the limit
-//   "R"                                      a nested call after one was
-//                                            refused past the limit: -2
+//   "N" + name                               at setup: a host function of
+//                                            its own (console's log, info,
+//                                            warn, error, debug; refused)
 //   "D" + outcome                            the program settled
 //   "S" + op + "\n" + arg                    a web or Intl host function:
 //                                            its answer (engine.HostService)
@@ -22,10 +23,21 @@ var refusal = null; // the run's rejected promise for calls past its limit (host
 
 var logOps = { __proto__: null, log: "Llog\n", info: "Linfo\n", warn: "Lwarn\n", error: "Lerror\n", debug: "Ldebug\n" };
 function hostLog(level, text) { if (native(logOps[level] + text) === 1) logSpent = true; }
+// console.log, info, warn, error and debug are host functions of their
+// own (vm.hostConsole): a line is dropped in Go, before anything is
+// made, once the log budget is spent (a JavaScript method would build
+// its arguments object first); plain strings are joined in Go, and
+// anything else goes through formatArgs.
+function consoleNative() {
+  return { log: native("Nlog"), info: native("Ninfo"), warn: native("Nwarn"), error: native("Nerror"), debug: native("Ndebug") };
+}
+// refused() counts a nested call made after one was refused past the
+// limit, and answers undefined if it is refused too (vm.hostRefused).
+var refused = native("Nrefused");
 function hostCall(name, json) {
-  // Once a call was refused past the limit, so is every later one: "R"
-  // only counts it (the name and arguments need not cross).
-  if (refusal !== null && native("R") === -2) return refusal;
+  // Once a call was refused past the limit, so is every later one:
+  // refused() only counts it (nothing crosses, nothing is made).
+  if (refusal !== null && refused() === undefined) return refusal;
   var id = native("C" + jsonStringify(name) + "\n" + json);
   if (id === undefined) return undefined;
   if (id === -2 || typeof id === "string") {
@@ -213,5 +225,7 @@ var glueEntries = [
       else p[1](bindingError(r[2].code, r[2].message, r[2].info));
     }
   },
-  function globalsJSON() { return jsonStringify(globals()); }
+  function globalsJSON() { return jsonStringify(globals()); },
+  // formatArgs(...args): a console line that is not plain strings.
+  function formatArgs() { return format(arguments); }
 ];

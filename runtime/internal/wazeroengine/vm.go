@@ -29,12 +29,22 @@ const (
 	fnWatch
 	fnSettle
 	fnGlobalsJSON
+	fnFormatArgs
 	numPreludeFns
 )
 
-// hostFuncID is the id of the one host function (QTS_NewFunction's host
-// reference); any other id reaching Hooks.Call is a bug.
-const hostFuncID = 1
+// hostFuncID is the id of the host function behind the glue's native
+// (QTS_NewFunction's host reference); consoleFuncID+k is console's
+// consoleLevels[k] (hostConsole), refusedFuncID the glue's refused
+// (hostRefused). Any other id reaching Hooks.Call is a bug.
+const (
+	hostFuncID    uint32 = 1
+	consoleFuncID uint32 = 2
+	refusedFuncID        = consoleFuncID + uint32(len(consoleLevels))
+)
+
+// consoleLevels are the console methods that are host functions.
+var consoleLevels = [...]string{"log", "info", "warn", "error", "debug"}
 
 // vm is one QuickJS instance with one live JSContext that has the prelude
 // installed. It implements engine.VM.
@@ -596,11 +606,111 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// hostRefused is the glue's refused(), called for a nested call once an
+// earlier one of the run was refused past the limit: undefined (no value
+// made, nothing read) when this one is refused too, as Run.Refused
+// counts it, else 1 (the glue then asks with "C").
+func (v *vm) hostRefused(c quickjs.Context) quickjs.Value {
+	if r := v.run; r != nil && c == v.ctx && v.refusal != nil {
+		if e := r.Refused(""); e != nil && e == v.refusal {
+			return 0
+		}
+	}
+	val, err := v.inst.NewFloat64(c, 1)
+	if err != nil {
+		return 0
+	}
+	return val
+}
+
+// hostConsole is console[level]: nothing once the run's log budget is
+// spent (Run.LogSpent); plain strings joined here (what format does with
+// them: no directive is read unless a first string with a '%' has
+// arguments after it); anything else formatted by the prelude's format
+// (formatArgs), whose exception, a program's toString that throws, say,
+// is the method's.
+func (v *vm) hostConsole(c quickjs.Context, level string, argc, argv uint32) quickjs.Value {
+	r := v.run
+	if r == nil || c != v.ctx || r.LogSpent() {
+		return 0
+	}
+	i := v.inst
+	text, ok, err := v.plainLine(c, argc, argv)
+	if err != nil {
+		return 0 // the instance is broken: the run fails with it
+	}
+	if !ok {
+		args := make([]quickjs.Value, argc)
+		for k := range args {
+			if args[k], err = i.Arg(argv, k); err != nil {
+				return 0
+			}
+		}
+		res, err := i.CallFunction(c, v.fns[fnFormatArgs], args...)
+		if err != nil {
+			return 0
+		}
+		exc, err := i.Exception(c, res)
+		if err != nil {
+			i.FreeValue(c, res)
+			return 0
+		}
+		if exc != 0 {
+			i.FreeValue(c, res)
+			t, err := i.Throw(c, exc)
+			i.FreeValue(c, exc)
+			if err != nil {
+				return 0
+			}
+			return t
+		}
+		text, err = i.GetString(c, res)
+		i.FreeValue(c, res)
+		if err != nil {
+			return 0
+		}
+	}
+	r.Log(level, text)
+	return 0
+}
+
+// plainLine is format's line for arguments that are all strings, when no
+// directive applies; false for anything else.
+func (v *vm) plainLine(c quickjs.Context, argc, argv uint32) (string, bool, error) {
+	if argc == 0 {
+		return "", true, nil
+	}
+	first, ok, err := v.inst.StringArg(c, argv, 0)
+	if !ok || argc == 1 {
+		return first, ok, err
+	}
+	if strings.IndexByte(first, '%') >= 0 {
+		return "", false, nil
+	}
+	var b strings.Builder
+	b.WriteString(first)
+	for k := 1; k < int(argc); k++ {
+		s, ok, err := v.inst.StringArg(c, argv, k)
+		if !ok {
+			return "", false, err
+		}
+		b.WriteByte(' ')
+		b.WriteString(s)
+	}
+	return b.String(), true, nil
+}
+
 // hostCall is the host function: programs reach Go only through it (via
 // console and tools, which the prelude built on it).
 func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
+	if id-consoleFuncID < uint32(len(consoleLevels)) {
+		return v.hostConsole(c, consoleLevels[id-consoleFuncID], argc, argv)
+	}
+	if id == refusedFuncID {
+		return v.hostRefused(c)
+	}
 	r := v.run
-	if id != hostFuncID || argc < 1 || r == nil || c != v.ctx {
+	if id != hostFuncID || argc < 1 || c != v.ctx {
 		return 0
 	}
 	a, err := v.inst.Arg(argv, 0)
@@ -612,6 +722,29 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 		return 0
 	}
 	op, payload := s[0], s[1:]
+	if op == 'N' {
+		// At setup: a console method (consoleNative), refused.
+		fid := uint32(0)
+		if payload == "refused" {
+			fid = refusedFuncID
+		}
+		for k, level := range consoleLevels {
+			if level == payload {
+				fid = consoleFuncID + uint32(k)
+			}
+		}
+		if fid == 0 {
+			return 0
+		}
+		f, err := v.inst.NewFunction(c, payload, fid)
+		if err != nil {
+			return 0
+		}
+		return f
+	}
+	if r == nil {
+		return 0
+	}
 	switch op {
 	case 'L':
 		if !r.LogSpent() {
@@ -656,14 +789,6 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 			return 0
 		}
 		return val
-	case 'R':
-		if e := r.Refused(""); e != nil && e == v.refusal {
-			val, err := v.inst.NewFloat64(v.ctx, -2)
-			if err != nil {
-				return 0
-			}
-			return val
-		}
 	case 'T':
 		ms, err := strconv.ParseFloat(payload, 64)
 		if err != nil {

@@ -31,9 +31,15 @@ function isObject(v) { return v !== null && (typeof v === "object" || typeof v =
 // The prelude's functions that a program can reach (a binding, a console
 // method, a wrapped built-in): Function.prototype.toString shows them as
 // native code, never their source (globals.js).
-var hidden = new WeakSetCtor();
+// A glue that declares hostHide(f) marks the function itself (goja: a
+// flag its own Function.prototype.toString reads); otherwise they are
+// kept in hidden, which globals.js's toString reads.
+var hidden = typeof hostHide === "function" ? null : new WeakSetCtor();
 function hide(f) {
-  if (typeof f === "function") ReflectApply(weakAdd, hidden, [f]);
+  if (typeof f === "function") {
+    if (hidden === null) hostHide(f);
+    else ReflectApply(weakAdd, hidden, [f]);
+  }
   return f;
 }
 // install defines f as a non-enumerable method named after it.

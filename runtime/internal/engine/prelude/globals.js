@@ -28,7 +28,7 @@ lazyGlobals(keysOf(withheld), function (name) {
 // code: their source would show how the sandbox works, and names of its
 // private functions.
 var fnToString = Function.prototype.toString;
-install(Function.prototype, {
+if (hidden !== null) install(Function.prototype, {
   toString() {
     if (ReflectApply(weakHas, hidden, [this])) {
       var d = getOwn(this, "name"), n = d && typeof d.value === "string" ? d.value : "";
