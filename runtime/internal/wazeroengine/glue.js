@@ -207,6 +207,31 @@ function lengthTrap(t, args, nt) {
   guard("return", false);
 })();
 
+// FinalizationRegistry (QuickJS-ng 0.12.1): a registry that dies in the
+// same garbage cycle as a target it watches, or whose callback or held
+// value does, leaves the target's weak reference reading the freed
+// registry and queueing a call of a freed callback (upstream 78494db,
+// 8f62384). A registry that registered something is kept alive here for
+// the environment's life (it, its callback and held values are then never
+// in a dying cycle): liveness is the implementation's to choose, so this
+// is unobservable but for memory, which the budget bounds.
+(function () {
+  var FR = g.FinalizationRegistry;
+  if (typeof FR !== "function") return;
+  var proto = FR.prototype, register = proto.register;
+  if (typeof register !== "function") return;
+  var kept = new Set(), setAdd = Set.prototype.add;
+  var w = hide({ register() {
+    var r = ReflectApply(register, this, arguments);
+    ReflectApply(setAdd, kept, [this]);
+    return r;
+  } }.register);
+  defineProperty(w, "length", { value: register.length, writable: false, enumerable: false, configurable: true });
+  var d = ObjectCtor.getOwnPropertyDescriptor(proto, "register");
+  d.value = w;
+  defineProperty(proto, "register", d);
+})();
+
 // The realm is complete (the rest only defines functions): what
 // globals() leaves out. (goja skips this: it would build every lazily
 // created built-in, and a goja realm has no enumerable globals.)

@@ -45,3 +45,46 @@ return [out.slice(0, 4).join(" "), out.length, meta, JSON.stringify(done.return(
 		}
 	}
 }
+
+// TestFinalizationRegistryCycles: registries that die in a garbage cycle
+// with their targets, callbacks or held values (QuickJS-ng's
+// tests/bug1318.js and bug1352.js, with allocation for the GC and turns of
+// the event loop for the finalization jobs) leave the instance intact
+// (glue.js keeps registries that registered alive: without it the pinned
+// QuickJS-ng queues calls of freed callbacks and aborts in a job,
+// upstream 78494db and 8f62384). Registration still works.
+func TestFinalizationRegistryCycles(t *testing.T) {
+	e := newTestEngine(t, Options{PoolSize: -1})
+	const body = `var calls = 0, out = [];
+function junk() { var j = []; for (var i = 0; i < 30000; i++) j.push({ i: i, s: "s" + i }); return j.length; }
+for (var k = 0; k < 30; k++) {
+  (function () { let target = {}; let fr = new FinalizationRegistry(function (h) { calls++; }); fr.register(target, fr); fr.ref = target; target.ref = fr; })();
+  (function () { let target = {}; let cb = function (h) { calls++; out.push(typeof h); }; let fr = new FinalizationRegistry(cb); fr.register(target, { k: k }); fr.ref = target; target.ref = fr; target.cb = cb; })();
+  (function () {
+    class Registry { #fr = new FinalizationRegistry(v => { calls++; }); set(key) { const ref = new WeakRef(key); this.#fr.register(key, {}, ref); } }
+    function Observer() { this.targets = new Registry; }
+    Observer.prototype.observe = function (target) { this.targets.set(target); target.subset = new Set; target.subset.add(this); };
+    let sample = {}; new Observer().observe(sample);
+  })();
+  (function () { let key = Symbol("fortytwo"); let wm = new WeakMap(); let fr = new FinalizationRegistry(() => { calls++; }); fr.register(key, 42); wm.set(key, fr); })();
+  junk();
+  await new Promise(r => setTimeout(r, 0));
+  junk();
+}
+return "ok " + (calls >= 0) + " " + out.filter(x => x !== "object").length;`
+	res, _ := runBody(t, e, body, 60*time.Second, engine.EnvOptions{}, nil)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got, want := string(res.Value), `"ok true 0"`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	const meta = `var p = FinalizationRegistry.prototype, d = Object.getOwnPropertyDescriptor(p, "register");
+var fr = new FinalizationRegistry(function () {}), tok = {}, target = {};
+fr.register(target, 1, tok);
+return [p.register.name, p.register.length, d.writable, d.enumerable, d.configurable, String(p.register).includes("native code"), fr.unregister(tok), fr.unregister(tok)].join();`
+	res, _ = runBody(t, e, meta, 10*time.Second, engine.EnvOptions{}, nil)
+	if got, want := string(res.Value), `"register,2,true,false,true,true,true,false"`; got != want {
+		t.Errorf("got %s (%v), want %s", got, res.Err, want)
+	}
+}
