@@ -1,10 +1,13 @@
 package wazeroengine
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
+	"github.com/codemode/codemode/runtime/internal/quickjs"
 )
 
 // TestConcatIteratorReentrantReturn: a return() of an Iterator.concat
@@ -86,5 +89,31 @@ return [p.register.name, p.register.length, d.writable, d.enumerable, d.configur
 	res, _ = runBody(t, e, meta, 10*time.Second, engine.EnvOptions{}, nil)
 	if got, want := string(res.Value), `"register,2,true,false,true,true,true,false"`; got != want {
 		t.Errorf("got %s (%v), want %s", got, res.Err, want)
+	}
+}
+
+// TestNoReuseWithoutSnapshot: an instance with no snapshot to restore is
+// not given a new context in the runtime a program ran in (reset fails
+// and the pool closes it): whatever a bug of the engine let the program
+// corrupt there must not reach the next program.
+func TestNoReuseWithoutSnapshot(t *testing.T) {
+	art, err := quickjs.LoadArtifact("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt, err := quickjs.NewRuntime(ctx, quickjs.RuntimeOptions{Artifact: art})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	d := &driver{opts: Options{}.withDefaults(), rt: rt, bgCtx: ctx, zone: "UTC", noSnap: true}
+	v, err := d.newVM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := d.reset(v); !errors.Is(err, errNoRestore) {
+		t.Errorf("reset without a snapshot: %v, want errNoRestore", err)
 	}
 }
