@@ -179,10 +179,11 @@ function lengthTrap(t, args, nt) {
 // Iterator.concat's iterators (QuickJS-ng 0.12.1): a return() from the
 // program's code that next() calls (the iterable's [Symbol.iterator], a
 // `next` or `done` getter) frees the values next() still uses, a
-// use-after-free in the engine (upstream daab4ad; ConcatIteratorGC in
-// wazeroengine_test.go). The spec's next and return throw a TypeError on
-// an iterator whose next is executing (GeneratorValidate): so do these,
-// around the built-ins, which then never see a re-entrant call.
+// use-after-free in the engine (upstream daab4ad;
+// TestConcatIteratorReentrantReturn). The spec's next and return throw a
+// TypeError on an iterator whose next is executing (GeneratorValidate):
+// so do these, around the built-ins, which then never see a re-entrant
+// call.
 (function () {
   var It = g.Iterator, proto;
   if (typeof It !== "function" || typeof It.concat !== "function") return;
@@ -214,7 +215,8 @@ function lengthTrap(t, args, nt) {
 // 8f62384). A registry that registered something is kept alive here for
 // the environment's life (it, its callback and held values are then never
 // in a dying cycle): liveness is the implementation's to choose, so this
-// is unobservable but for memory, which the budget bounds.
+// is unobservable but for memory, which the budget bounds
+// (TestFinalizationRegistryCycles).
 (function () {
   var FR = g.FinalizationRegistry;
   if (typeof FR !== "function") return;
