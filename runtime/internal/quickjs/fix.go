@@ -75,14 +75,59 @@ var mappedArgumentsMarkFix = func() []byte {
 	return bytes.Replace(mappedArgumentsMark, call, fixed, 1)
 }()
 
-// fixQuickJS applies the fixes above to the module's code section. Each
-// body must occur exactly once.
+// deleteLastElement is the fast-array case of delete_property as the
+// pinned build compiles it (function 548), QuickJS-ng 0.12:
+//
+//	if (JS_AtomIsArrayIndex(ctx, &idx, atom) && idx < p->u.array.count) {
+//	    if (class_id is ARRAY, ARGUMENTS or MAPPED_ARGUMENTS) {
+//	        if (idx == p->u.array.count - 1) {   // the special case
+//	            free the element (its var_ref for mapped arguments)
+//	            p->u.array.count = idx;
+//
+// Deleting the last element of a fast array shortened the fast part
+// without leaving fast mode, so the array's length and its count of
+// elements disagreed and later operations (push, a GC, the mapped
+// arguments' var_refs) used the freed slot: `var a = [{}, {}]; delete
+// a[1]; a.push({})` traps (TestDeleteLastElement). Upstream fix: QuickJS-ng
+// commit 1b0b660 ("Fix UAF in fast array delete", issue 1430, in 0.14.0)
+// removes the special case, so such a delete converts the array to a
+// normal one as any other index does. Here the comparison becomes
+// idx == p->u.array.count - 0, false after idx < count: the special case
+// is never taken (one byte; the dead code stays).
+var deleteLastElement = []byte{
+	0x20, 0x09, 0x28, 0x02, 0x08, 0x22, 0x03, // idx = ...
+	0x20, 0x01, 0x28, 0x02, 0x28, 0x22, 0x06, 0x4f, 0x0d, 0x07, // if (idx >= (count = p->u.array.count)) break
+	0x41, 0x00, 0x21, 0x05, // ret = 0
+	0x20, 0x01, 0x2f, 0x01, 0x06, 0x22, 0x04, // class_id = p->class_id
+	0x41, 0x09, 0x4b, 0x41, 0x01, 0x20, 0x04, 0x74, 0x41, 0x84, 0x06, 0x71, 0x45, 0x72, 0x0d, 0x07, // not ARRAY/ARGUMENTS/MAPPED: break
+	0x20, 0x06, 0x41, 0x01, 0x6b, 0x20, 0x03, 0x46, 0x04, 0x40, // if (count - 1 == idx)
+	0x02, 0x40, 0x20, 0x04, 0x41, 0x09, 0x46, 0x04, 0x40, // if (class_id == MAPPED_ARGUMENTS)
+	0x20, 0x00, 0x28, 0x02, 0x10, 0x20, 0x01, 0x28, 0x02, 0x24, 0x20, 0x03, 0x41, 0x02, 0x74, 0x6a, 0x28, 0x02, 0x00, 0x10, 0xdb, 0x01, // free_var_ref(rt, var_refs[idx])
+	0x0c, 0x01, // break
+}
+
+// deleteLastElementFix: count - 1 becomes count - 0.
+var deleteLastElementFix = func() []byte {
+	cmp := []byte{0x20, 0x06, 0x41, 0x01, 0x6b, 0x20, 0x03, 0x46}
+	if bytes.Count(deleteLastElement, cmp) != 1 {
+		panic("quickjs: deleteLastElement lost its comparison")
+	}
+	return bytes.Replace(deleteLastElement, cmp, []byte{0x20, 0x06, 0x41, 0x00, 0x6b, 0x20, 0x03, 0x46}, 1)
+}()
+
+// fixQuickJS applies the fixes above to the module's code section. A
+// whole-body fix must match exactly one function body; a partial one (the
+// body is too large to carry here) replaces a window of code that occurs
+// exactly once in the whole code section, with bytes of the same length
+// (so no branch or size changes).
 func fixQuickJS(wasm []byte) ([]byte, error) {
 	fixes := []struct {
 		name     string
 		old, new []byte
+		partial  bool
 	}{
-		{"js_mapped_arguments_mark (QuickJS-ng 3973106)", mappedArgumentsMark, mappedArgumentsMarkFix},
+		{"js_mapped_arguments_mark (QuickJS-ng 3973106)", mappedArgumentsMark, mappedArgumentsMarkFix, false},
+		{"delete_property (QuickJS-ng 1b0b660)", deleteLastElement, deleteLastElementFix, true},
 	}
 	r := reader{b: wasm, off: 8}
 	out := append([]byte(nil), wasm[:8]...)
@@ -111,9 +156,15 @@ func fixQuickJS(wasm []byte) ([]byte, error) {
 			body := payload[p.off : p.off+sz]
 			p.off += sz
 			for k, fx := range fixes {
-				if bytes.Equal(body, fx.old) {
+				switch {
+				case !fx.partial && bytes.Equal(body, fx.old):
 					body = fx.new
 					found[k]++
+				case fx.partial && len(fx.old) == len(fx.new):
+					if c := bytes.Count(body, fx.old); c > 0 {
+						body = bytes.Replace(body, fx.old, fx.new, -1)
+						found[k] += c
+					}
 				}
 			}
 			code = appendU32(code, uint32(len(body)))

@@ -72,7 +72,64 @@ func TestFixQuickJS(t *testing.T) {
 	if !bytes.Contains(fixed, mappedArgumentsMarkFix) || bytes.Contains(fixed, mappedArgumentsMark) {
 		t.Error("js_mapped_arguments_mark was not replaced")
 	}
+	if !bytes.Contains(fixed, deleteLastElementFix) || bytes.Contains(fixed, deleteLastElement) {
+		t.Error("delete_property was not fixed")
+	}
 	if _, err := fixQuickJS(fixed); err == nil {
 		t.Error("fixing a fixed module: no error, want the code not found")
+	}
+}
+
+// TestDeleteLastElement: deleting the last element of a fast array (or of
+// an arguments object) leaves a consistent array (fix.go: without the fix
+// the fast part shrinks under an unchanged length and the freed slot is
+// used again; QuickJS-ng's tests/bug1430.js, which traps here).
+func TestDeleteLastElement(t *testing.T) {
+	r := newTestRuntime(t)
+	const prog = `(function () {
+  var out = [];
+  for (var k = 0; k < 50; k++) {
+    var arr = [{ x: 0 }, { x: k }];
+    delete arr[1];
+    out.push([arr.length, 1 in arr, arr[1]].join("/"));
+    arr.push({ y: 2 });
+    out.push([arr.length, 1 in arr, 2 in arr, arr[1], arr[2].y].join("/"));
+    var junk = [];
+    for (var j = 0; j < 200; j++) junk.push({ j: j });
+  }
+  function f(a, b) { delete arguments[1]; b = 7; return [arguments.length, 1 in arguments, arguments[1], b].join("/"); }
+  function g(a, b) { "use strict"; delete arguments[1]; return [arguments.length, 1 in arguments, arguments[1]].join("/"); }
+  out.push(f(1, 2), g(1, 2));
+  return out.slice(-4).join(";");
+})()`
+	for round := 0; round < 2; round++ {
+		inst, err := r.NewInstance(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := inst.NewContext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := inst.Eval(c, prog, "t.js", EvalGlobal)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if e, _ := inst.Exception(c, v); e != 0 {
+			s, _ := inst.GetString(c, e)
+			t.Fatalf("round %d: exception: %s", round, s)
+		}
+		s, err := inst.GetString(c, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "2/false/;3/false/true//2;2/false//7;2/false/"; s != want {
+			t.Errorf("round %d: got %s, want %s", round, s, want)
+		}
+		inst.FreeValue(c, v)
+		if err := inst.FreeContext(c); err != nil {
+			t.Fatal(err)
+		}
+		inst.Close()
 	}
 }

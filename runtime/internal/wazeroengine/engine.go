@@ -19,7 +19,7 @@
 // that nothing else uses while the environment lives. The pool keeps
 // Options.PoolSize instances warm, each with a context already created and
 // the sandbox prelude installed. When a per-call environment closes, its
-// instance gets a fresh context and serves again, unless it ran
+// instance gets a fresh context (the snapshot restored) and serves again, unless it ran
 // Options.MaxPrograms programs, grew past Options.HighWaterMemory (wasm
 // memory never shrinks), timed out, ran out of memory, left jobs behind or
 // crashed: then it is closed.
@@ -31,7 +31,10 @@
 // costs about 2.5 ms of CPU (mostly parsing the prelude); a restore costs
 // an mmap plus the page faults of the pages the next program touches, and
 // resets the whole QuickJS runtime, not only the context. Where snapshots
-// are unsupported (outside Linux) contexts are built as before.
+// are unsupported (outside Linux, or an instance whose memory fell back to
+// the Go heap) contexts are built, and an instance serves one program:
+// a context rebuilt in the runtime a program ran in would inherit what
+// a bug of the engine let the program corrupt.
 //
 // # Idle environments
 //

@@ -188,6 +188,64 @@ function lengthTrap(t, args, nt) {
   });
 })();
 
+// Iterator.concat's iterators (QuickJS-ng 0.12.1): a return() from the
+// program's code that next() calls (the iterable's [Symbol.iterator], a
+// `next` or `done` getter) frees the values next() still uses, a
+// use-after-free in the engine (upstream daab4ad;
+// TestConcatIteratorReentrantReturn). The spec's next and return throw a
+// TypeError on an iterator whose next is executing (GeneratorValidate):
+// so do these, around the built-ins, which then never see a re-entrant
+// call.
+(function () {
+  var It = g.Iterator, proto;
+  if (typeof It !== "function" || typeof It.concat !== "function") return;
+  try { proto = getProto(It.concat()); } catch (e) { return; }
+  var running = new WeakSetCtor(), weakDelete = WeakSet.prototype["delete"];
+  function guard(name, enter) {
+    var f = proto[name];
+    if (typeof f !== "function") return;
+    var w = hide({ [name]() {
+      var mark = isObject(this);
+      if (mark && ReflectApply(weakHas, running, [this])) throw new TypeErrorCtor("already running");
+      if (!enter || !mark) return ReflectApply(f, this, arguments);
+      ReflectApply(weakAdd, running, [this]);
+      try { return ReflectApply(f, this, arguments); } finally { ReflectApply(weakDelete, running, [this]); }
+    } }[name]);
+    defineProperty(w, "length", { value: f.length, writable: false, enumerable: false, configurable: true });
+    var d = ObjectCtor.getOwnPropertyDescriptor(proto, name);
+    d.value = w;
+    defineProperty(proto, name, d);
+  }
+  guard("next", true);
+  guard("return", false);
+})();
+
+// FinalizationRegistry (QuickJS-ng 0.12.1): a registry that dies in the
+// same garbage cycle as a target it watches, or whose callback or held
+// value does, leaves the target's weak reference reading the freed
+// registry and queueing a call of a freed callback (upstream 78494db,
+// 8f62384). A registry that registered something is kept alive here for
+// the environment's life (it, its callback and held values are then never
+// in a dying cycle): liveness is the implementation's to choose, so this
+// is unobservable but for memory, which the budget bounds
+// (TestFinalizationRegistryCycles).
+(function () {
+  var FR = g.FinalizationRegistry;
+  if (typeof FR !== "function") return;
+  var proto = FR.prototype, register = proto.register;
+  if (typeof register !== "function") return;
+  var kept = new Set(), setAdd = Set.prototype.add;
+  var w = hide({ register() {
+    var r = ReflectApply(register, this, arguments);
+    ReflectApply(setAdd, kept, [this]);
+    return r;
+  } }.register);
+  defineProperty(w, "length", { value: register.length, writable: false, enumerable: false, configurable: true });
+  var d = ObjectCtor.getOwnPropertyDescriptor(proto, "register");
+  d.value = w;
+  defineProperty(proto, "register", d);
+})();
+
 // The realm is complete (the rest only defines functions): what
 // globals() leaves out. (goja skips this: it would build every lazily
 // created built-in, and a goja realm has no enumerable globals.)

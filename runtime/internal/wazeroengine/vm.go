@@ -151,8 +151,17 @@ func (d *driver) pristine() (*pristine, *vm, error) {
 	return d.snap, v, nil
 }
 
-// reset gives the vm a fresh context: the pristine snapshot restored, or
-// the old context freed and a new one built.
+// errNoRestore refuses to reuse an instance without a snapshot to restore.
+var errNoRestore = errors.New("wazero engine: no snapshot to restore: the instance is not reused")
+
+// reset gives the vm a fresh context: the pristine snapshot restored.
+// Without one (snapshots unsupported: off Linux, or this instance's memory
+// fell back to the Go heap) it fails and the pool closes the instance: a
+// new context in the same QuickJS runtime would keep whatever a program
+// corrupted there (the allocator, atoms, shapes: a memory-safety bug of
+// the pinned QuickJS-ng, docs/engines.md) for the next program, another
+// session's. The restore resets the whole linear memory and every mutable
+// global, so nothing a program did reaches the next one.
 func (d *driver) reset(v *vm) error {
 	v.idleMu.Lock()
 	defer v.idleMu.Unlock()
@@ -169,10 +178,7 @@ func (d *driver) reset(v *vm) error {
 			return nil
 		}
 	}
-	if err := v.freeContext(); err != nil {
-		return err
-	}
-	return v.newContext()
+	return errNoRestore
 }
 
 // newContext creates a JSContext and installs the prelude.
