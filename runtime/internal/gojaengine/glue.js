@@ -168,7 +168,7 @@ function guarded(f, name, O, args, callback) {
   }
   if (plain && isGenuineArray(O)) {
     if (O.length > maxDense) {
-      tooBig(name + "()", O.length * 16);
+      tooBig(name + "()", O.length * (f === sortF && args[0] === undefined ? 48 : 16));
       if (f === sortF && args[0] === undefined) args = [defaultCompare];
     }
     return ReflectApply(f, O, args);
@@ -193,7 +193,7 @@ function guarded(f, name, O, args, callback) {
     args = conv;
   }
   if (size > maxDense) {
-    tooBig(name + "()", size * 16);
+    tooBig(name + "()", size * (f === sortF && args[0] === undefined ? 48 : 16));
     if (f === sortF && args[0] === undefined) args = [defaultCompare];
   }
   if (d !== undefined && "value" in d) return ReflectApply(f, O, args);

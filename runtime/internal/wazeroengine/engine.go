@@ -98,7 +98,8 @@ type Options struct {
 	// MaxStackDepth bounds the JavaScript call stack, in frames, when
 	// EnvOptions.MaxStackDepth is zero. If zero, 10000. Frames are
 	// converted to bytes of QuickJS's C stack (an estimate: frames with
-	// many locals are bigger), capped at 4 MiB, the build's stack.
+	// many locals are bigger), capped at 4 MiB, the build's stack, and at
+	// the memory budget / 100 (hostStackShare).
 	MaxStackDepth int
 	// MaxPrograms is how many programs an instance runs before it is
 	// closed instead of reused. If zero, 100.
@@ -248,9 +249,22 @@ func (d *driver) Close() error {
 // room for frames with more locals).
 const bytesPerFrame = 256
 
-// stackBytes converts a depth in frames to QuickJS's max stack size. The
-// emscripten build has a 5 MiB stack; QuickJS must stop well before it.
-func stackBytes(depth int) uint32 {
-	n := int64(depth) * bytesPerFrame
+// hostStackShare is the share of the memory budget QuickJS's C stack may
+// take: limit/hostStackShare bytes. The C stack lives in linear memory,
+// under the cap, but each C call also has a frame on wazero's own stack, a
+// Go slice outside the cap that doubles (a copy) as it grows, 15–30 times
+// the C stack's bytes (measured: ~5 KB a JavaScript call, ~2.3 KB a level
+// of the parser's recursion; the C stack ~160 and ~100 bytes). At 2.56 MB of
+// C stack, eval('['.repeat(200000)) grew it to ~45 MB and the process by
+// 1.5–2.1 times a 64 MiB budget before the overflow; at limit/100 wazero's
+// stack stays near a fifth of the budget. The default budget (256 MiB)
+// keeps the full 10,000 frames.
+const hostStackShare = 100
+
+// stackBytes converts a depth in frames to QuickJS's max stack size, for a
+// memory budget of limit bytes. The emscripten build has a 5 MiB stack;
+// QuickJS must stop well before it.
+func stackBytes(depth int, limit int64) uint32 {
+	n := min(int64(depth)*bytesPerFrame, limit/hostStackShare)
 	return uint32(min(max(n, 64<<10), 4<<20))
 }

@@ -74,6 +74,27 @@ function makeTools(traps) { return new ProxyCtor({}, traps); }
 // that loops in C over a huge length fail at once rather than at the cap
 // (QuickJS polls its interrupt handler only between bytecodes).
 // The refusal is worded as goja's (gojaengine's reserve).
+// resultReplacer bounds the nesting of the return value's JSON (the
+// shared outcome uses it): QuickJS's JSON.stringify checks for cycles by
+// scanning the path at every level, quadratic in the depth (a 10,000-deep
+// array took 5 s, a 100,000-deep one never ended before the deadline), so
+// a value nested past MAX_RESULT_DEPTH is refused as goja refuses one
+// past its call-stack bound. The replacer follows JSON.stringify's
+// depth-first walk: the holder it is called on is on the path, whatever
+// lies above it on the path is done.
+var MAX_RESULT_DEPTH = 1000;
+function resultReplacer() {
+  var path = [], n = 0;
+  return function (k, v) {
+    while (n > 0 && path[n - 1] !== this) path[--n] = undefined;
+    if (v !== null && typeof v === "object") {
+      if (n >= MAX_RESULT_DEPTH) throw new RangeErrorCtor("JSON.stringify: objects and arrays nested too deeply (more than " + MAX_RESULT_DEPTH + " levels)");
+      path[n++] = v;
+    }
+    return v;
+  };
+}
+
 function reserve(what, bytes) {
   if (bytes <= memLimit) return "";
   return what + " would need " + Math.round(bytes / 1048576) + " MiB, over the program's memory budget of " + Math.round(memLimit / 1048576) + " MiB";

@@ -283,7 +283,7 @@ func (v *vm) Configure(c engine.VMConfig) error {
 	v.cfg = c
 	v.limit = min(max(c.MemoryLimit, v.d.rt.InitialMemory()), v.d.rt.MaxMemory())
 	v.inst.SetMemoryLimit(v.limit)
-	return v.inst.SetMaxStackSize(stackBytes(c.MaxStackDepth))
+	return v.inst.SetMaxStackSize(stackBytes(c.MaxStackDepth, v.limit))
 }
 
 // Begin implements engine.VM.

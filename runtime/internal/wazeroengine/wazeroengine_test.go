@@ -390,3 +390,25 @@ return before`)})
 
 // instOf is the instance behind an environment.
 func instOf(e engine.Env) *quickjs.Instance { return engine.VMOf(e).(*vm).inst }
+
+// TestStackBytesShareOfBudget pins the C stack's bound: wazero's own stack,
+// outside the memory cap, grows 15–30 times as fast as QuickJS's C stack,
+// so the C stack is held to a hundredth of the budget (the default budget
+// keeps its 10,000 frames).
+func TestStackBytesShareOfBudget(t *testing.T) {
+	for _, c := range []struct {
+		depth int
+		limit int64
+		want  uint32
+	}{
+		{10000, 256 << 20, 10000 * bytesPerFrame},
+		{10000, 64 << 20, 64 << 20 / hostStackShare},
+		{10000, 1 << 30, 10000 * bytesPerFrame},
+		{100000, 1 << 30, 4 << 20},
+		{10000, 1 << 20, 64 << 10},
+	} {
+		if got := stackBytes(c.depth, c.limit); got != c.want {
+			t.Errorf("stackBytes(%d, %d) = %d, want %d", c.depth, c.limit, got, c.want)
+		}
+	}
+}

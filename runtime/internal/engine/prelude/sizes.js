@@ -105,6 +105,50 @@ if (typeof nativeSizeChecks !== "function") {
   install(String.prototype, { padEnd(maxLength) { return pad(padEndF, "padEnd()", this, maxLength, arguments[1]); } }.padEnd);
 }
 
+// concat's result is as long as its parts together. (QuickJS-ng makes a
+// rope of long strings, so without this check ''.concat(...Array(50).fill(
+// 16 MiB)) succeeded at 800 MiB of characters where goja refused it.)
+// QuickJS compiles a template literal to a call of concat, so toStr
+// (a template) cannot be used here: String() is ToString but for symbols.
+var concatBuiltin = String.prototype.concat, StringFn = String;
+function concatPart(v) {
+  if (typeof v === "symbol") throw new TypeErrorCtor("cannot convert a Symbol value to a string");
+  return typeof v === "string" ? v : StringFn(v);
+}
+if (typeof nativeSizeChecks !== "function") install(String.prototype, {
+  concat(str) {
+    if (this === null || this === undefined) return ReflectApply(concatBuiltin, this, arguments);
+    var s = concatPart(this), n = s.length, parts = snapshot();
+    for (var i = 0; i < arguments.length; i++) {
+      parts[i] = concatPart(arguments[i]);
+      n += parts[i].length;
+    }
+    tooBig("concat()", n * 2);
+    return ReflectApply(concatBuiltin, s, parts);
+  }
+}.concat);
+
+// sort() without a comparator compares the elements' strings. QuickJS
+// converts each element once and keeps a 32-byte slot and the string (a
+// 16-byte header and up) per element, so sorting n elements takes about
+// 48·n bytes besides the array; the rule is the same on every engine
+// (goja converts at each comparison instead and could take seconds of CPU
+// before its heap watchdog or the deadline stopped it), so one array gets
+// one answer: 1.5 M numbers are refused at once, MEMORY_LIMIT, on both.
+var sortBuiltin = ArrayProto.sort, toSortedBuiltin = ArrayProto.toSorted;
+install(ArrayProto, {
+  sort(comparefn) {
+    if (comparefn === undefined && isGenuineArray(this)) tooBig("sort()", this.length * 48);
+    return ReflectApply(sortBuiltin, this, arguments);
+  }
+}.sort);
+if (typeof toSortedBuiltin === "function") install(ArrayProto, {
+  toSorted(comparefn) {
+    if (comparefn === undefined && isGenuineArray(this)) tooBig("toSorted()", this.length * 64);
+    return ReflectApply(toSortedBuiltin, this, arguments);
+  }
+}.toSorted);
+
 // An array slot costs about 16 bytes. A genuine array's length is a data
 // property the built-in reads without running program code, so it gets the
 // array as is when nothing else can run program code before it reads the

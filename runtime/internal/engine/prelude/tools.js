@@ -156,9 +156,13 @@ function outcome(ok, v) {
   if (typeof v === "symbol") return "e" + plain("the program returned a symbol, which JSON cannot represent; return data instead");
   var json;
   try {
-    json = jsonStringify(v);
+    json = typeof resultReplacer === "function" ? jsonStringify(v, resultReplacer()) : jsonStringify(v);
   } catch (e) {
     var why = errorMessage(e);
+    // Nested past the engine's bound (goja: its call-stack bound, 10,000
+    // levels, inside JSON.stringify; wazero: resultReplacer's, 1,000):
+    // one message, RUNTIME_ERROR, on every engine.
+    if (/nested too deeply/i.test(why)) return "e" + plain("the return value is nested too deeply to convert to JSON (" + why + "); return flatter data");
     if (/circular|cycl/i.test(why)) return "e" + plain("the return value contains a cycle (an object that refers to itself), which JSON cannot represent: " + why);
     if (/bigint/i.test(why)) return "e" + plain("the return value contains a BigInt, which JSON cannot represent; convert it with String() or Number(): " + why);
     return "e" + plain("the return value cannot be converted to JSON: " + why);
