@@ -7,6 +7,7 @@
 package json
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -51,28 +52,18 @@ func Unmarshal(data []byte, v any) error {
 // checkMaxDepth scans data once and reports [errMaxDepthExceeded] if the
 // nesting of JSON objects and arrays exceeds maxDepth. It is a lightweight pass which
 // tracks '{' and '[' against '}' and ']' while skipping over the contents of strings.
+//
+// codemode patch (PATCHES.md): a string's contents are skipped with
+// bytes.IndexByte to its closing quote (a quote after an odd run of
+// backslashes is escaped) instead of byte by byte: the same answer
+// (FuzzCheckMaxDepth compares it with v1.8.0's loop), ~40 ms less for a
+// 12 MB program, which held every later request of a stdio session.
 func checkMaxDepth(data []byte, maxDepth int) error {
-	var (
-		depth    int
-		inString bool
-		escaped  bool
-	)
-	for _, b := range data {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-			continue
-		}
-
-		switch b {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
 		case '"':
-			inString = true
+			i = skipString(data, i+1)
 		case '{', '[':
 			depth++
 			if depth > maxDepth {
@@ -85,4 +76,24 @@ func checkMaxDepth(data []byte, maxDepth int) error {
 		}
 	}
 	return nil
+}
+
+// skipString returns the index of the quote that closes the string whose
+// contents start at i, or len(data)-1 when it is not closed.
+func skipString(data []byte, i int) int {
+	for {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return len(data) - 1
+		}
+		q := i + j
+		bs := 0
+		for k := q - 1; k >= i && data[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
 }
