@@ -177,3 +177,23 @@ func TestDispatcher(t *testing.T) {
 		t.Fatalf("dispatch of export %d: %v, want the unreachable trap", numFns, err)
 	}
 }
+
+// evalString evaluates code in c and returns its value as a string; an
+// exception fails the test with its message.
+func evalString(t *testing.T, inst *Instance, c Context, code string) string {
+	t.Helper()
+	v, err := inst.Eval(c, code, "t.js", EvalGlobal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.FreeValue(c, v)
+	if exc, err := inst.Exception(c, v); err != nil || exc != 0 {
+		msg, _ := inst.GetString(c, exc)
+		t.Fatalf("%.200s threw %s (%v)", code, msg, err)
+	}
+	s, err := inst.GetString(c, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

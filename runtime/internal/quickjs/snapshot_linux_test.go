@@ -7,24 +7,6 @@ import (
 	"testing"
 )
 
-// evalString evaluates code and returns its result as a string.
-func evalString(t *testing.T, inst *Instance, c Context, code string) string {
-	t.Helper()
-	v, err := inst.Eval(c, code, "t.js", EvalGlobal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.FreeValue(c, v)
-	if exc, err := inst.Exception(c, v); err != nil || exc != 0 {
-		t.Fatalf("%s threw (%v)", code, err)
-	}
-	s, err := inst.GetString(c, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestSnapshotRestore: a restored instance is the snapshotted one, whatever
 // ran since, in the same instance and in a new one; memory grown past the
 // snapshot reads as zero.

@@ -58,18 +58,7 @@ func TestTzsetWritesAtMostTZNameMax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := inst.Eval(c, `String(new Date(0).getTimezoneOffset()) + "," + new Date(0).getHours()`, "t.js", EvalGlobal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e, _ := inst.Exception(c, v); e != 0 {
-		s, _ := inst.GetString(c, e)
-		t.Fatalf("exception: %s", s)
-	}
-	s, err := inst.GetString(c, v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := evalString(t, inst, c, `String(new Date(0).getTimezoneOffset()) + "," + new Date(0).getHours()`)
 	if s != "-60,1" {
 		t.Errorf("got %s, want -60,1", s)
 	}
