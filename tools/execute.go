@@ -74,8 +74,29 @@ type Execution struct {
 	info       *registered // nil until the name resolved
 	start      time.Time
 	done       atomic.Bool
-	in         Input // as the caller gave it; the pipeline reads Arguments, Timeout, Inline
+	inline     bool          // Input.Inline
+	timeout    time.Duration // Input.Timeout
+	arguments  any           // Input.Arguments, until the snapshot replaces it
+	note       Note
 }
+
+// Note is what the pipeline's decision steps decided about one call, for
+// the call's record (the audit trail's line). A policy listener and its
+// approver fill it in on the call's goroutine; the record is read when the
+// call is finalized. It lives in the Execution so that recording a
+// decision costs no allocation.
+type Note struct {
+	Rule       string // "rules[2]", "default"; "" when no policy decided
+	Action     string // "allow", "deny", "ask"
+	Reason     string
+	Approval   string // for an ask: "allow-once", "allow-session", "remembered", "declined", "cancelled", "deny", "timeout", "unavailable", "error"
+	AnsweredBy string // the client's name, when a person answered
+}
+
+// Note is the call's decision record. Unlike the rest of an Execution it
+// is written to, by the steps that decide: only on the call's goroutine,
+// before the call is finalized.
+func (e *Execution) Note() *Note { return &e.note }
 
 // CallID is the call's id.
 func (e *Execution) CallID() string { return e.callID }
@@ -125,7 +146,7 @@ func (e *Execution) Finished() bool { return e.done.Load() }
 // every failure is an error result with a code.
 func (r *Registry) Execute(ctx context.Context, in Input) *Result {
 	start := time.Now()
-	e := &Execution{reg: r, callID: in.CallID, rootCallID: in.RootCallID, name: in.Name, agent: in.Agent, parent: in.Parent, start: start, in: in}
+	e := &Execution{reg: r, callID: in.CallID, rootCallID: in.RootCallID, name: in.Name, agent: in.Agent, parent: in.Parent, start: start, inline: in.Inline, timeout: in.Timeout, arguments: in.Arguments}
 	if e.rootCallID == "" {
 		e.rootCallID = in.CallID
 	}
@@ -136,23 +157,23 @@ func (r *Registry) Execute(ctx context.Context, in Input) *Result {
 
 // pipeline is steps 1–8, the innermost Executor.
 func (r *Registry) pipeline(ctx context.Context, e *Execution) *Result {
-	in := &e.in
 	// A parent token must come from a live execution of this registry: a
 	// stale or foreign token proves nothing.
-	if p := in.Parent.e; p != nil && (p.reg != r || p.done.Load()) {
+	if p := e.parent.e; p != nil && (p.reg != r || p.done.Load()) {
 		return errorResult(errs.Errorf(errs.CodeDenied, "parent execution %q is not in progress", p.callID))
 	}
 	// 1. Resolve.
-	if len(in.Name) > MaxNameBytes {
-		return errorResult(&errs.Error{Code: errs.CodeUnknownTool, Message: fmt.Sprintf("unknown tool: the name is %d bytes long, and no tool name is longer than %d", len(in.Name), MaxNameBytes)})
+	if len(e.name) > MaxNameBytes {
+		return errorResult(&errs.Error{Code: errs.CodeUnknownTool, Message: fmt.Sprintf("unknown tool: the name is %d bytes long, and no tool name is longer than %d", len(e.name), MaxNameBytes)})
 	}
-	g, _, ok := r.tools.Resolve(in.Name, in.Agent.view())
+	g, _, ok := r.tools.Resolve(e.name, e.agent.view())
 	if !ok {
-		return errorResult(r.unknown(in.Name, in.Agent))
+		return errorResult(r.unknown(e.name, e.agent))
 	}
 	e.info = g
 	// 2. Snapshot.
-	text, value, err := snapshot(in.Arguments, g.schema != nil, r.opts.MaxArgumentBytes)
+	text, value, err := snapshot(e.arguments, g.schema != nil, r.opts.MaxArgumentBytes)
+	e.arguments = nil // the snapshot is what the call sees from here on
 	if err != nil {
 		return errorResult(err)
 	}
@@ -160,7 +181,7 @@ func (r *Registry) pipeline(ctx context.Context, e *Execution) *Result {
 	// 3. Validate (a nil schema is {"type":"object"}: the snapshot checked it).
 	if g.schema != nil && (g.flat == nil || !g.flat.valid(value)) {
 		if err := g.schema.Validate(value); err != nil {
-			return errorResult(validationError(in.Name, err))
+			return errorResult(validationError(e.name, err))
 		}
 	}
 	// 4–6. Policy.
@@ -169,7 +190,7 @@ func (r *Registry) pipeline(ctx context.Context, e *Execution) *Result {
 		res = errorResult(err)
 	} else {
 		// 7. Dispatch.
-		res = r.dispatch(ctx, e, in.Timeout, in.Inline)
+		res = r.dispatch(ctx, e, e.timeout, e.inline)
 	}
 	// 8. Post-execute: denied calls pass here too.
 	return r.postExecute(ctx, e, res)
@@ -452,6 +473,11 @@ func (r *Registry) postExecute(ctx context.Context, e *Execution, res *Result) (
 
 func (r *Registry) finalize(e *Execution, res *Result) {
 	e.done.Store(true)
+	subs := r.subs.load()
+	logging := r.log != nil && r.log.Enabled(context.Background(), slog.LevelInfo)
+	if len(subs) == 0 && !logging {
+		return // nobody reads the event: not even the clock is read
+	}
 	ev := ResultEvent{
 		CallID: e.callID, RootCallID: e.rootCallID, ParentCallID: e.parent.CallID(),
 		Name: e.name, Duration: time.Since(e.start), IsError: res.IsError,
@@ -462,13 +488,13 @@ func (r *Registry) finalize(e *Execution, res *Result) {
 	if res.Err != nil {
 		ev.Code = res.Err.Code
 	}
-	for _, s := range r.subs.load() {
+	for _, s := range subs {
 		func() {
 			defer func() { _ = recover() }()
 			(*s)(ev)
 		}()
 	}
-	if r.log != nil && r.log.Enabled(context.Background(), slog.LevelInfo) {
+	if logging {
 		r.log.LogAttrs(context.Background(), slog.LevelInfo, "tool/result",
 			slog.String("callId", ev.CallID), slog.String("rootCallId", ev.RootCallID),
 			slog.String("parentCallId", ev.ParentCallID), slog.String("name", ev.Name),

@@ -165,52 +165,16 @@ func (t *Trail) recovered() {
 	}
 }
 
-// Note is what the policy decided about one call, for its line. The
-// policy's listener and approver fill it in on the call's goroutine
-// through [NoteFrom].
-type Note struct {
-	Rule       string // "rules[2]", "default"; "" when no policy decided
-	Action     string // "allow", "deny", "ask"
-	Reason     string
-	Approval   string // for an ask: "allow-once", "allow-session", "remembered", "declined", "cancelled", "deny", "timeout", "unavailable", "error"
-	AnsweredBy string // the client's name, when a person answered
-}
-
-type noteKey struct{}
-
-// ContextWithNote returns ctx carrying n, for tests of the policy without
-// a trail.
-func ContextWithNote(ctx context.Context, n *Note) context.Context {
-	return context.WithValue(ctx, noteKey{}, n)
-}
-
-// noteCtx is a call's context with its note: one allocation for both.
-type noteCtx struct {
-	context.Context
-	note Note
-}
-
-func (c *noteCtx) Value(key any) any {
-	if key == (noteKey{}) {
-		return &c.note
-	}
-	return c.Context.Value(key)
-}
-
-// NoteFrom returns the note of the call ctx belongs to, or nil when no
-// trail is writing one.
-func NoteFrom(ctx context.Context) *Note {
-	n, _ := ctx.Value(noteKey{}).(*Note)
-	return n
-}
+// Note is what the policy decided about one call, for its line: the
+// call's [tools.Execution.Note].
+type Note = tools.Note
 
 // Middleware is the trail as a registry middleware. Add it first
 // (outermost), so that it sees every call and its final result.
 func (t *Trail) Middleware() tools.Middleware {
 	return func(next tools.Executor) tools.Executor {
 		return func(ctx context.Context, e *tools.Execution) *tools.Result {
-			nc := &noteCtx{Context: ctx}
-			note := &nc.note
+			note := e.Note()
 			if err := t.check(); err != nil {
 				// Refused before it runs. Writing the refusal's own line is
 				// the probe: once one is written, calls run again.
@@ -220,7 +184,7 @@ func (t *Trail) Middleware() tools.Middleware {
 				}
 				return res
 			}
-			res := next(nc, e)
+			res := next(ctx, e)
 			if err := t.write(e, note, res); err != nil {
 				t.fail(err)
 				return denied("the call ran, but its audit line could not be written (%v): its result is withheld", err)

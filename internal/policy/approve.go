@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/human"
 	"github.com/codemode/codemode/internal/redact"
@@ -83,10 +82,7 @@ func (p *Policy) Approve(ctx context.Context, e *tools.Execution, reason string)
 	program := !e.Parent().IsZero()
 	i := p.decide(e, program)
 	_, _, name := p.verdict(i)
-	note := audit.NoteFrom(ctx)
-	if note == nil {
-		note = &audit.Note{}
-	}
+	note := e.Note()
 	st := p.state(e.Agent())
 	if st.isAllowed(e.Name()) {
 		note.Approval = "remembered"

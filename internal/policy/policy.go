@@ -46,7 +46,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/redact"
 	"github.com/codemode/codemode/tools"
 )
@@ -223,18 +222,14 @@ func (p *Policy) preExecute(ctx context.Context, e *tools.Execution, next func()
 	program := !e.Parent().IsZero()
 	i := p.decide(e, program)
 	action, reason, name := p.verdict(i)
-	note := audit.NoteFrom(ctx)
-	if note != nil {
-		note.Rule, note.Action, note.Reason = name, action, reason
-	}
+	note := e.Note()
+	note.Rule, note.Action, note.Reason = name, action, reason
 	if action == ActionDeny {
 		return tools.Deny{Reason: p.denial(e.Name(), i), Info: map[string]any{"rule": name}}
 	}
 	if i >= 0 {
 		if msg := p.spend(e, i, program); msg != "" {
-			if note != nil {
-				note.Reason = msg
-			}
+			note.Reason = msg
 			return tools.Deny{Reason: msg, Info: map[string]any{"rule": name}}
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode/codemode/internal/audit"
 	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/internal/policy"
 	"github.com/codemode/codemode/scope"
@@ -111,7 +110,7 @@ type host struct {
 	reg   *tools.Registry
 	p     *policy.Policy
 	agent *tools.Agent
-	notes []audit.Note
+	notes []tools.Note
 	mu    sync.Mutex
 }
 
@@ -122,13 +121,12 @@ func newHost(t *testing.T, opts policy.Options, infos ...tools.Info) *host {
 		t.Fatal(err)
 	}
 	h := &host{t: t, p: p, reg: tools.New(tools.Options{Approver: p})}
-	// A stand-in for the audit trail: it hands each call a note and keeps it.
+	// A stand-in for the audit trail: it keeps each call's note.
 	h.reg.Use(func(next tools.Executor) tools.Executor {
 		return func(ctx context.Context, e *tools.Execution) *tools.Result {
-			n := &audit.Note{}
-			res := next(audit.ContextWithNote(ctx, n), e)
+			res := next(ctx, e)
 			h.mu.Lock()
-			h.notes = append(h.notes, *n)
+			h.notes = append(h.notes, *e.Note())
 			h.mu.Unlock()
 			return res
 		}
