@@ -1,3 +1,5 @@
+//go:build unix
+
 package front
 
 import (
@@ -7,7 +9,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"golang.org/x/sys/unix"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/codemode/codemode/codemode"
 	"github.com/codemode/codemode/internal/edge/stdiox"
-	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
 	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/scope"
@@ -43,10 +43,9 @@ func (r *recorder) Close() error { return r.w.Close() }
 // sends, byte for byte.
 func sdkFrames(tb testing.TB, programs ...string) (connect [][]byte, calls [][]byte) {
 	tb.Helper()
-	st, _ := pipeTransports(tb, func(r, w *os.File) mcp.Transport { return stdiox.Transport(r, w) })
 	sr, cw, _ := os.Pipe()
 	cr, sw, _ := os.Pipe()
-	st = stdiox.Transport(sr, sw)
+	st := stdiox.Transport(sr, sw)
 	rec := &recorder{w: cw}
 	cs := benchFrontMode(tb, st, &mcp.IOTransport{Reader: cr, Writer: rec}, runtime.ModePerCall)
 	rec.mu.Lock()
@@ -62,31 +61,6 @@ func sdkFrames(tb testing.TB, programs ...string) (connect [][]byte, calls [][]b
 	calls = rec.frames
 	rec.mu.Unlock()
 	return connect, calls
-}
-
-func benchFrontMode(tb testing.TB, st, ct mcp.Transport, mode runtime.Mode) *mcp.ClientSession {
-	tb.Helper()
-	host := scope.NewHost("host")
-	tb.Cleanup(func() { host.Dispose() })
-	reg := tools.New(tools.Options{})
-	preset := host.Child(scope.KindPreset, "codemode")
-	if _, err := codemode.Mount(reg, preset, codemode.Options{Engine: "goja", Mode: mode}); err != nil {
-		tb.Fatal(err)
-	}
-	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(srv.Close)
-	if _, err := srv.Connect(context.Background(), st); err != nil {
-		tb.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { cs.Close() })
-	return cs
 }
 
 // withID returns frame with its id member set to id.
@@ -116,11 +90,6 @@ func BenchmarkStdioBigRequest(b *testing.B) {
 
 	sr, cw, _ := os.Pipe()
 	cr, sw, _ := os.Pipe()
-	if v := os.Getenv("BIGREQ_PIPE"); v != "" {
-		n, _ := strconv.Atoi(v)
-		sc, _ := sr.SyscallConn()
-		sc.Control(func(fd uintptr) { _, err := unix.FcntlInt(fd, unix.F_SETPIPE_SZ, n); b.Log("pipe", n, err) })
-	}
 	host := scope.NewHost("host")
 	b.Cleanup(func() { host.Dispose() })
 	reg := tools.New(tools.Options{})
@@ -172,5 +141,4 @@ func BenchmarkStdioBigRequest(b *testing.B) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
-	_ = jsonrpc.ID{}
 }
