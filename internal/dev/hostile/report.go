@@ -54,7 +54,8 @@ func WriteMarkdown(w io.Writer, h Header, rs []Result) {
 		"CPU after is utime+stime of the server from the answer to 2 s later, minus the canary's rate measured before the case (for `run`, until the process exits; "+
 		"\"lingered\" when it was still running 2 s after its answer and was killed). "+
 		"The canary: over HTTP a session of its own; over stdio (one client per process) concurrent `code_run` calls in the same session "+
-		"(go-sdk serves calls concurrently), and none for persistent cases, where it would share the agent's environment; none for `run --json`, a process per program. "+
+		"(go-sdk serves calls concurrently; the driver's client frames messages with codemode's own stdiox, which writes a request's params as they are, "+
+		"where the SDK's writer compacts them again under the session's write lock), and none for persistent cases, where it would share the agent's environment; none for `run --json`, a process per program. "+
 		"Its step is its largest latency during the case minus its median before; \"warm-up\" is the largest step seen before the case, the loaded machine's own noise.\n\n")
 	writeSummary(w, rs)
 	fmt.Fprintf(w, "\n## Every case\n\n")

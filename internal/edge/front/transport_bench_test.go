@@ -39,12 +39,17 @@ func pipeTransports(tb testing.TB, mk func(r *os.File, w *os.File) mcp.Transport
 // benchFront serves code mode (persistent, goja) on st and connects a
 // client on ct.
 func benchFront(tb testing.TB, st, ct mcp.Transport) *mcp.ClientSession {
+	return benchFrontMode(tb, st, ct, runtime.ModePersistent)
+}
+
+// benchFrontMode is benchFront in mode.
+func benchFrontMode(tb testing.TB, st, ct mcp.Transport, mode runtime.Mode) *mcp.ClientSession {
 	tb.Helper()
 	host := scope.NewHost("host")
 	tb.Cleanup(func() { host.Dispose() })
 	reg := tools.New(tools.Options{})
 	preset := host.Child(scope.KindPreset, "codemode")
-	if _, err := codemode.Mount(reg, preset, codemode.Options{Engine: "goja", Mode: runtime.ModePersistent}); err != nil {
+	if _, err := codemode.Mount(reg, preset, codemode.Options{Engine: "goja", Mode: mode}); err != nil {
 		tb.Fatal(err)
 	}
 	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})

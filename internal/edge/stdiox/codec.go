@@ -89,7 +89,22 @@ func decodeFrame(frame []byte) ([]jsonrpc.Message, error) {
 	if !valid(frame) {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", errInvalidJSON)
 	}
-	data := bytes.Clone(bytes.TrimSpace(frame))
+	return decodeValid(bytes.Clone(bytes.TrimSpace(frame)))
+}
+
+// decodeOwnedFrame is decodeFrame for a frame nothing else will write to
+// (frameReader.detach): its messages' raw members are slices of it, which
+// spares a huge frame a copy.
+func decodeOwnedFrame(frame []byte) ([]jsonrpc.Message, error) {
+	if !valid(frame) {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", errInvalidJSON)
+	}
+	return decodeValid(bytes.TrimSpace(frame))
+}
+
+// decodeValid decodes valid JSON, which backs the raw members of the
+// result.
+func decodeValid(data []byte) ([]jsonrpc.Message, error) {
 	if data[0] != '[' {
 		m, err := decodeObject(data)
 		if err != nil {

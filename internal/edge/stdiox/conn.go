@@ -158,6 +158,9 @@ func (c *conn) readFrame() ([]jsonrpc.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.fr.detach() {
+		return decodeOwnedFrame(frame)
+	}
 	return decodeFrame(frame)
 }
 

@@ -91,6 +91,22 @@ func (f *frameReader) next() ([]byte, error) {
 	}
 }
 
+// detach hands the caller the buffer behind the frame next returned when
+// that buffer is one grown for a huge frame (it would be dropped at the
+// next call anyway), so the frame need not be copied to outlive the
+// reader's next call; the bytes read past the frame move to a new small
+// buffer. It reports whether the frame is now the caller's.
+func (f *frameReader) detach() bool {
+	if cap(f.buf) <= keepFrame {
+		return false
+	}
+	rest := f.buf[f.start:f.end]
+	nb := make([]byte, len(rest), max(len(rest), minFrameBuf))
+	copy(nb, rest)
+	f.buf, f.start, f.end = nb, 0, len(rest)
+	return true
+}
+
 // fill reads once into the free room, first moving the pending bytes to
 // the front or growing the buffer when there is too little.
 func (f *frameReader) fill() {
@@ -99,7 +115,15 @@ func (f *frameReader) fill() {
 		f.start, f.end = 0, n
 	}
 	if cap(f.buf)-f.end < minFrameBuf {
+		// Double, and quadruple past keepFrame: a frame that big is one
+		// of the rare huge ones (a 12 MB program), for which each step is
+		// a fresh zeroed buffer and a copy of what came so far (32 MB
+		// allocated and 16 MB copied by doubling to 16 MiB; ~21 and ~5
+		// this way).
 		size := max(2*cap(f.buf), minFrameBuf)
+		if cap(f.buf) >= keepFrame {
+			size = 4 * cap(f.buf)
+		}
 		// Room for the frame's limit, its terminator and one more read is
 		// all a frame can need.
 		pending := f.end - f.start

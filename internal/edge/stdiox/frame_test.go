@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -329,3 +330,62 @@ func (r *stuckReader) Close() error             { return nil }
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// A huge frame is handed over with the buffer it was read into
+// (frameReader.detach): the connection decodes it in place, so its
+// messages' raw members are slices of it, not of a 12 MB copy, and later
+// reads never write over it.
+func TestHugeFrameDecodedInPlace(t *testing.T) {
+	program := strings.Repeat("x=1;", 1<<18) // 1 MiB
+	big := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"code_run","arguments":{"code":"` + program + `"}}}`
+	small := `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"code_run","arguments":{"code":"return 1"}}}`
+	r, w := io.Pipe()
+	go func() {
+		_, _ = io.WriteString(w, big+"\n"+small+"\n")
+		_, _ = io.WriteString(w, small+"\n"+small+"\n")
+		w.Close()
+	}()
+	c, err := (&IOTransport{Reader: r, Writer: nopWriteCloser{io.Discard}}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	m, err := c.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := m.(*jsonrpc.Request).Params
+	if cc := c.(*conn); cap(cc.fr.buf) > keepFrame {
+		t.Errorf("the reader kept the huge frame's buffer (%d bytes)", cap(cc.fr.buf))
+	}
+	for range 3 {
+		if m, err := c.Read(ctx); err != nil || string(m.(*jsonrpc.Request).Params) != `{"name":"code_run","arguments":{"code":"return 1"}}` {
+			t.Fatalf("next message %v, %v", m, err)
+		}
+	}
+	if want := `{"name":"code_run","arguments":{"code":"` + program + `"}}`; string(params) != want {
+		t.Errorf("the huge message's params changed after later reads (%d bytes, want %d)", len(params), len(want))
+	}
+}
+
+// Decoding a frame the connection owns allocates the messages, never a
+// copy of the frame.
+func TestDecodeOwnedFrameAllocs(t *testing.T) {
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"code_run","arguments":{"code":"` + strings.Repeat("x=1;", 1<<18) + `"}}}`)
+	var params []byte
+	var m0, m1 goruntime.MemStats
+	goruntime.ReadMemStats(&m0)
+	msgs, err := decodeOwnedFrame(frame)
+	goruntime.ReadMemStats(&m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params = msgs[0].(*jsonrpc.Request).Params
+	if &params[0] != &frame[bytes.Index(frame, []byte(`{"name"`))] {
+		t.Error("params are not a slice of the frame")
+	}
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 4<<10 {
+		t.Errorf("decoding a %d-byte frame allocated %d bytes, want ≤ 4 KiB", len(frame), alloc)
+	}
+}
