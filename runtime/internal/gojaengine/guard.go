@@ -67,14 +67,17 @@ func (w *watched) jsTime(now int64) int64 {
 // the live heap then. A run is over budget when the live heap marked by a
 // GC cycle that ended after the run started exceeds baseline + budget, or,
 // The baseline follows the heap objects down whenever they drop below it, so
-// memory freed during the run does not widen its budget. And when the heap
-// objects (fresh, but including garbage) exceed baseline +
-// budget, the guard starts a GC cycle at once instead of waiting for the
-// pacer's next one (which can be far: the pacer lets the heap double), and
-// the live figure of that cycle decides. Forced cycles run on their own
-// goroutine, one at a time: a forced cycle waits for the whole heap to be
-// swept, and the guard must keep sampling meanwhile. A program that only
-// churns garbage costs an extra GC cycle now and then, never a kill.
+// memory freed during the run does not widen its budget. And when an upper
+// bound of the live heap (liveBound: the last cycle's live heap plus what
+// was allocated since, or the heap objects, live plus garbage, whichever is
+// lower) exceeds baseline + budget, the guard starts a GC cycle at once
+// instead of waiting for the pacer's next one (which can be far: the pacer
+// lets the heap double), and the live figure of that cycle decides; unless
+// a cycle is under way already, whose figure comes first. Forced cycles run
+// on their own goroutine, one at a time: a forced cycle waits for the whole
+// heap to be swept, and the guard must keep sampling meanwhile. A program
+// that only churns garbage costs an extra GC cycle now and then, never a
+// kill.
 //
 // What it does and does not promise:
 //
