@@ -67,14 +67,17 @@ func (w *watched) jsTime(now int64) int64 {
 // the live heap then. A run is over budget when the live heap marked by a
 // GC cycle that ended after the run started exceeds baseline + budget, or,
 // The baseline follows the heap objects down whenever they drop below it, so
-// memory freed during the run does not widen its budget. And when the heap
-// objects (fresh, but including garbage) exceed baseline +
-// budget, the guard starts a GC cycle at once instead of waiting for the
-// pacer's next one (which can be far: the pacer lets the heap double), and
-// the live figure of that cycle decides. Forced cycles run on their own
-// goroutine, one at a time: a forced cycle waits for the whole heap to be
-// swept, and the guard must keep sampling meanwhile. A program that only
-// churns garbage costs an extra GC cycle now and then, never a kill.
+// memory freed during the run does not widen its budget. And when an upper
+// bound of the live heap (liveBound: the last cycle's live heap plus what
+// was allocated since, or the heap objects, live plus garbage, whichever is
+// lower) exceeds baseline + budget, the guard starts a GC cycle at once
+// instead of waiting for the pacer's next one (which can be far: the pacer
+// lets the heap double), and the live figure of that cycle decides; unless
+// a cycle is under way already, whose figure comes first. Forced cycles run
+// on their own goroutine, one at a time: a forced cycle waits for the whole
+// heap to be swept, and the guard must keep sampling meanwhile. A program
+// that only churns garbage costs an extra GC cycle now and then, never a
+// kill.
 //
 // What it does and does not promise:
 //
@@ -132,8 +135,47 @@ type killRecord struct {
 	limit                int64
 }
 
-// heapSample is one reading of the heap figures.
-type heapSample struct{ objects, live, cycles uint64 }
+// heapSample is one reading of the heap figures. allocs and marking are
+// read by the guard's loop only (newLoopSamples).
+type heapSample struct {
+	objects, live, cycles, allocs uint64
+	marking                       bool // a GC cycle is under way
+}
+
+// liveBound is the sampling's upper bound of the live heap: the heap
+// objects (live plus garbage not yet swept or collected), or, once a GC
+// cycle has been seen to end, the live heap that cycle marked plus every
+// byte allocated since, whichever is lower. Right after a cycle the heap
+// objects still count all of its unswept garbage: judged by them, a run
+// whose live heap is well under its budget looked over it, and the guard
+// forced a cycle back to back with the one that had just ended (issue 18's
+// sort of 1.5M numbers: four forced cycles of up to 216 ms in 0.8 s, the
+// process running flat out on both cores while a canary's request waited).
+//
+// The cycle marked everything allocated before it ended (allocation during
+// marking is black), so the live heap now is at most that figure plus what
+// was allocated since; the allocations counted from the sample before the
+// cycle was seen to end are at least that. It is read on the guard's
+// goroutine only.
+type liveBound struct {
+	seen    bool   // a sample was taken
+	cycles  uint64 // GC cycles at the last sample
+	allocs  uint64 // cumulative allocations at the last sample
+	known   bool   // a cycle was seen to end: atCycle holds
+	atCycle uint64 // cumulative allocations before the last cycle ended
+}
+
+// next takes a sample and returns the bound.
+func (b *liveBound) next(h heapSample) uint64 {
+	if b.seen && h.cycles != b.cycles {
+		b.known, b.atCycle = true, b.allocs
+	}
+	b.seen, b.cycles, b.allocs = true, h.cycles, h.allocs
+	if !b.known || h.allocs < b.atCycle {
+		return h.objects
+	}
+	return min(h.objects, h.live+(h.allocs-b.atCycle))
+}
 
 func newGuard(interval time.Duration) *guard {
 	g := &guard{interval: interval, runs: map[*watched]struct{}{}, wake: make(chan struct{}, 1)}
@@ -153,6 +195,8 @@ const (
 	objectsMetric = "/memory/classes/heap/objects:bytes" // live + unswept
 	liveMetric    = "/gc/heap/live:bytes"                // marked live by the last GC
 	cyclesMetric  = "/gc/cycles/total:gc-cycles"
+	allocsMetric  = "/gc/heap/allocs:bytes" // cumulative
+	pausesMetric  = "/sched/pauses/total/gc:seconds"
 )
 
 // readHeap reads both figures. Reading runtime/metrics does not stop the
@@ -169,11 +213,36 @@ func readHeap(s []metrics.Sample) heapSample {
 	if s[2].Value.Kind() == metrics.KindUint64 {
 		h.cycles = s[2].Value.Uint64()
 	}
+	if len(s) > 3 && s[3].Value.Kind() == metrics.KindUint64 {
+		h.allocs = s[3].Value.Uint64()
+	}
+	if len(s) > 4 && s[4].Value.Kind() == metrics.KindFloat64Histogram {
+		var n uint64
+		for _, c := range s[4].Value.Float64Histogram().Counts {
+			n += c
+		}
+		h.marking = marking(n, h.cycles)
+	}
 	return h
 }
 
+// marking reports whether a GC cycle is under way, from the GC's
+// stop-the-world pauses (two per cycle: one at its start, one at its end)
+// and the cycles completed: one pause more than twice the cycles. Any
+// other count (the end's pause is counted just after the cycle) says no,
+// so that a runtime that counts them otherwise only costs the guard the
+// forced cycles it would have started anyway.
+func marking(pauses, cycles uint64) bool { return pauses == 2*cycles+1 }
+
 func newSamples() []metrics.Sample {
 	return []metrics.Sample{{Name: objectsMetric}, {Name: liveMetric}, {Name: cyclesMetric}}
+}
+
+// newLoopSamples adds the cumulative allocations and the GC's pauses,
+// which the guard's loop needs for its live bound and to know whether a
+// cycle is under way.
+func newLoopSamples() []metrics.Sample {
+	return append(newSamples(), metrics.Sample{Name: allocsMetric}, metrics.Sample{Name: pausesMetric})
 }
 
 // add starts watching a run with the given budget, of which its
@@ -316,7 +385,8 @@ func (g *guard) collect() {
 func (g *guard) loop(stop <-chan struct{}) {
 	defer g.gcWG.Wait()
 	defer g.alarm.Stop()
-	sample := newSamples()
+	sample := newLoopSamples()
+	var bound liveBound
 	for {
 		if g.active() == 0 {
 			select {
@@ -339,6 +409,7 @@ func (g *guard) loop(stop <-chan struct{}) {
 				}
 			}
 			h := readHeap(sample)
+			live := bound.next(h)
 			if victim := g.check(h); victim != nil {
 				// Collect once the VM lets go, so the memory comes back
 				// soon; meanwhile keep watching the other runs.
@@ -351,21 +422,25 @@ func (g *guard) loop(stop <-chan struct{}) {
 					case <-stop:
 					}
 				}()
-			} else if g.suspect(h) {
-				g.collect() // garbage or a bomb? the next live figure tells.
+			} else if !h.marking && g.suspect(h, live) {
+				// Garbage or a bomb? The next live figure tells. While a
+				// cycle is under way its figure comes first: runtime.GC
+				// would wait for it and then run a whole cycle more.
+				g.collect()
 			}
 		}
 		t.Stop()
 	}
 }
 
-// suspect reports whether some run passed the heap-objects ceiling without
-// a fresh live figure to confirm it.
-func (g *guard) suspect(h heapSample) bool {
+// suspect reports whether some run may have passed its ceiling (the live
+// bound, liveBound, over its baseline plus its budget) without a fresh live
+// figure to confirm it.
+func (g *guard) suspect(h heapSample, bound uint64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for r := range g.runs {
-		if !liveOver(h, r) && grown(h.objects, r.baseline, r.budget()) {
+		if !liveOver(h, r) && grown(bound, r.baseline, r.budget()) {
 			return true
 		}
 	}
