@@ -570,31 +570,31 @@ func (r *Runtime) NewGoError(err error) *Object {
 	return e
 }
 
-func (r *Runtime) newFunc(name unistring.String, length int, strict bool) (f *funcObject) {
-	f = &funcObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newFunc(name String, length int, strict bool) (f *funcObject) {
+	f, v := newFuncAlloc[funcObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) newAsyncFunc(name unistring.String, length int, strict bool) (f *asyncFuncObject) {
-	f = &asyncFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newAsyncFunc(name String, length int, strict bool) (f *asyncFuncObject) {
+	f, v := newFuncAlloc[asyncFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.class = classFunction
 	f.prototype = r.getAsyncFunctionPrototype()
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) newGeneratorFunc(name unistring.String, length int, strict bool) (f *generatorFuncObject) {
-	f = &generatorFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newGeneratorFunc(name String, length int, strict bool) (f *generatorFuncObject) {
+	f, v := newFuncAlloc[generatorFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.class = classFunction
 	f.prototype = r.getGeneratorFunctionPrototype()
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	f._putProp("prototype", r.newBaseObject(r.getGeneratorPrototype(), classObject).val, true, false, false)
 	return
 }
@@ -615,8 +615,12 @@ func (r *Runtime) newClassFunc(name unistring.String, length int, proto *Object,
 }
 
 func (r *Runtime) initBaseJsFunction(f *baseJsFuncObject, strict bool) {
-	v := &Object{runtime: r}
+	r.initBaseJsFunctionObj(f, strict, &Object{runtime: r})
+}
 
+// initBaseJsFunctionObj is initBaseJsFunction with the function's Object
+// given (codemode patch: newFuncAlloc makes both at once).
+func (r *Runtime) initBaseJsFunctionObj(f *baseJsFuncObject, strict bool, v *Object) {
 	f.class = classFunction
 	f.val = v
 	f.extensible = true
@@ -624,52 +628,52 @@ func (r *Runtime) initBaseJsFunction(f *baseJsFuncObject, strict bool) {
 	f.prototype = r.getFunctionPrototype()
 }
 
-func (r *Runtime) newMethod(name unistring.String, length int, strict bool) (f *methodFuncObject) {
-	f = &methodFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newMethod(name String, length int, strict bool) (f *methodFuncObject) {
+	f, v := newFuncAlloc[methodFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) newGeneratorMethod(name unistring.String, length int, strict bool) (f *generatorMethodFuncObject) {
-	f = &generatorMethodFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newGeneratorMethod(name String, length int, strict bool) (f *generatorMethodFuncObject) {
+	f, v := newFuncAlloc[generatorMethodFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.prototype = r.getGeneratorFunctionPrototype()
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	f._putProp("prototype", r.newBaseObject(r.getGeneratorPrototype(), classObject).val, true, false, false)
 	return
 }
 
-func (r *Runtime) newAsyncMethod(name unistring.String, length int, strict bool) (f *asyncMethodFuncObject) {
-	f = &asyncMethodFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newAsyncMethod(name String, length int, strict bool) (f *asyncMethodFuncObject) {
+	f, v := newFuncAlloc[asyncMethodFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) initArrowFunc(f *arrowFuncObject, strict bool) {
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) initArrowFunc(f *arrowFuncObject, strict bool, v *Object) {
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.newTarget = r.vm.newTarget
 }
 
-func (r *Runtime) newArrowFunc(name unistring.String, length int, strict bool) (f *arrowFuncObject) {
-	f = &arrowFuncObject{}
-	r.initArrowFunc(f, strict)
+func (r *Runtime) newArrowFunc(name String, length int, strict bool) (f *arrowFuncObject) {
+	f, v := newFuncAlloc[arrowFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initArrowFunc(f, strict, v)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) newAsyncArrowFunc(name unistring.String, length int, strict bool) (f *asyncArrowFuncObject) {
-	f = &asyncArrowFuncObject{}
-	r.initArrowFunc(&f.arrowFuncObject, strict)
+func (r *Runtime) newAsyncArrowFunc(name String, length int, strict bool) (f *asyncArrowFuncObject) {
+	f, v := newFuncAlloc[asyncArrowFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initArrowFunc(&f.arrowFuncObject, strict, v)
 	f.class = classObject
 	f.prototype = r.getAsyncFunctionPrototype()
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
@@ -755,19 +759,12 @@ func (r *Runtime) newNativeFuncAndConstruct(v *Object, call func(call FunctionCa
 }
 
 func (r *Runtime) newNativeFunc(call func(FunctionCall) Value, name unistring.String, length int) *Object {
-	v := &Object{runtime: r}
-
-	f := &nativeFuncObject{
-		baseFuncObject: baseFuncObject{
-			baseObject: baseObject{
-				class:      classFunction,
-				val:        v,
-				extensible: true,
-				prototype:  r.getFunctionPrototype(),
-			},
-		},
-		f: call,
-	}
+	f, v := newFuncAlloc[nativeFuncObject](r) // codemode patch: the function and its Object in one allocation
+	f.class = classFunction
+	f.val = v
+	f.extensible = true
+	f.prototype = r.getFunctionPrototype()
+	f.f = call
 	v.self = f
 	f.init(name, intToValue(int64(length)))
 	return v

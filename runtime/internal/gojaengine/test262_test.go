@@ -305,7 +305,7 @@ func (h *t262) sandbox(script string) (*vm, error) {
 	}
 	// The web globals and Intl the script names, as Eval builds them.
 	if names, _ := engine.WebGlobals(script, 0); names != "" {
-		if _, err := v.web(goja.Undefined(), v.rt.ToValue(names)); err != nil {
+		if _, err := v.entry(engine.EntryGlue)(goja.Undefined(), v.rt.ToValue(names)); err != nil {
 			return nil, fmt.Errorf("web globals: %v", err)
 		}
 	}
