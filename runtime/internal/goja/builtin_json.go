@@ -639,10 +639,10 @@ func createJSONTemplate() *objectTemplate {
 	t.protoFactory = func(r *Runtime) *Object {
 		return r.global.ObjectPrototype
 	}
-	t.putStr("parse", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_parse, "parse", 2) })
-	t.putStr("stringify", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_stringify, "stringify", 3) })
-	t.putStr("rawJSON", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_rawJSON, "rawJSON", 1) })
-	t.putStr("isRawJSON", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_isRawJSON, "isRawJSON", 1) })
+	t.putStr("parse", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_parse, asciiString("parse"), 2) })
+	t.putStr("stringify", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_stringify, asciiString("stringify"), 3) })
+	t.putStr("rawJSON", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_rawJSON, asciiString("rawJSON"), 1) })
+	t.putStr("isRawJSON", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_isRawJSON, asciiString("isRawJSON"), 1) })
 	t.putSym(SymToStringTag, func(r *Runtime) Value { return valueProp(asciiString(classJSON), false, false, true) })
 	return t
 }

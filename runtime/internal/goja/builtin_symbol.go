@@ -122,8 +122,8 @@ func (r *Runtime) createSymbolProto(val *Object) objectImpl {
 		}, "get description", 0),
 		accessor: true,
 	}, false)
-	o._putProp("toString", r.newNativeFunc(r.symbolproto_tostring, "toString", 0), true, false, true)
-	o._putProp("valueOf", r.newNativeFunc(r.symbolproto_valueOf, "valueOf", 0), true, false, true)
+	o._putReady("toString", r.methodProp(r.symbolproto_tostring, asciiString("toString"), 0))
+	o._putReady("valueOf", r.methodProp(r.symbolproto_valueOf, asciiString("valueOf"), 0))
 	o._putSym(SymToPrimitive, valueProp(r.newNativeFunc(r.symbolproto_valueOf, "[Symbol.toPrimitive]", 1), false, false, true))
 	o._putSym(SymToStringTag, valueProp(newStringValue("Symbol"), false, false, true))
 
@@ -142,8 +142,8 @@ func createSymbolTemplate() *objectTemplate {
 	t.putStr("length", func(r *Runtime) Value { return valueProp(_positiveZero, false, false, true) })
 	t.putStr("name", func(r *Runtime) Value { return valueProp(asciiString("Symbol"), false, false, true) })
 	t.putStr("prototype", func(r *Runtime) Value { return valueProp(r.getSymbolPrototype(), false, false, false) })
-	t.putStr("for", func(r *Runtime) Value { return r.methodProp(r.symbol_for, "for", 1) })
-	t.putStr("keyFor", func(r *Runtime) Value { return r.methodProp(r.symbol_keyfor, "keyFor", 1) })
+	t.putStr("for", func(r *Runtime) Value { return r.methodProp(r.symbol_for, asciiString("for"), 1) })
+	t.putStr("keyFor", func(r *Runtime) Value { return r.methodProp(r.symbol_keyfor, asciiString("keyFor"), 1) })
 	for _, s := range []*Symbol{
 		SymHasInstance,
 		SymIsConcatSpreadable,

@@ -2837,7 +2837,13 @@ func (c *compiler) compileLogicalAnd(left, right ast.Expression, idx file.Idx) c
 
 func (e *compiledObjectLiteral) emitGetter(putOnStack bool) {
 	e.addSrcMap()
-	e.c.emit(newObject)
+	// codemode patch: a literal with several properties is made with room
+	// for them (newObjectSized), up to propMap's small size.
+	if n := len(e.expr.Value); n >= 2 {
+		e.c.emit(newObjectSized(min(n, propMapSmall)))
+	} else {
+		e.c.emit(newObject)
+	}
 	hasProto := false
 	for _, prop := range e.expr.Value {
 		switch prop := prop.(type) {

@@ -525,8 +525,17 @@ func newGuardedObj(proto *Object, class string) *guardedObject {
 }
 
 func (r *Runtime) newBaseObject(proto *Object, class string) (o *baseObject) {
-	v := &Object{runtime: r}
-	return newBaseObjectObj(v, proto, class)
+	// codemode patch: the object and its Object in one allocation.
+	a := &struct {
+		b baseObject
+		o Object
+	}{}
+	a.o.runtime = r
+	o = &a.b
+	o.class, o.val, o.extensible, o.prototype = class, &a.o, true, proto
+	a.o.self = o
+	o.init()
+	return o
 }
 
 func (r *Runtime) newGuardedObject(proto *Object, class string) (o *guardedObject) {
@@ -760,14 +769,20 @@ func (r *Runtime) newNativeFuncAndConstruct(v *Object, call func(call FunctionCa
 
 func (r *Runtime) newNativeFunc(call func(FunctionCall) Value, name unistring.String, length int) *Object {
 	f, v := newFuncAlloc[nativeFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initNativeFunc(f, v, call, stringValueFromRaw(name), length)
+	return v
+}
+
+// initNativeFunc makes f, with its Object v, the native function call
+// (codemode patch: newNativeFunc and methodProp allocate them).
+func (r *Runtime) initNativeFunc(f *nativeFuncObject, v *Object, call func(FunctionCall) Value, name String, length int) {
 	f.class = classFunction
 	f.val = v
 	f.extensible = true
 	f.prototype = r.getFunctionPrototype()
 	f.f = call
 	v.self = f
-	f.init(name, intToValue(int64(length)))
-	return v
+	f.initName(name, intToValue(int64(length)))
 }
 
 func (r *Runtime) newWrappedFunc(value reflect.Value) *Object {
@@ -3235,8 +3250,20 @@ func (r *Runtime) InstanceOf(left Value, right *Object) (res bool) {
 	return instanceOfOperator(left, right)
 }
 
-func (r *Runtime) methodProp(f func(FunctionCall) Value, name unistring.String, nArgs int) Value {
-	return valueProp(r.newNativeFunc(f, name, nArgs), true, false, true)
+// methodProp is a built-in method's property (writable, configurable, not
+// enumerable). codemode patch: the function, its Object and the property
+// are one allocation, and the name a constant value (no allocation of its
+// own): templates make one for every built-in method a program reads.
+func (r *Runtime) methodProp(f func(FunctionCall) Value, name String, nArgs int) Value {
+	a := &struct {
+		f nativeFuncObject
+		o Object
+		p valueProperty
+	}{}
+	a.o.runtime = r
+	r.initNativeFunc(&a.f, &a.o, f, name, nArgs)
+	a.p.value, a.p.writable, a.p.configurable = &a.o, true, true
+	return &a.p
 }
 
 func (r *Runtime) getPrototypeFromCtor(newTarget, defCtor, defProto *Object) *Object {

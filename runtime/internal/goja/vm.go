@@ -2741,6 +2741,21 @@ func (_newObject) exec(vm *vm) {
 	vm.pc++
 }
 
+// newObjectSized is newObject for an object literal with n properties
+// (codemode patch): its property slice and name list are made with room
+// for them, once, instead of growing through 1, 2, 4 and 8.
+type newObjectSized uint32
+
+func (n newObjectSized) exec(vm *vm) {
+	o := vm.r.NewObject()
+	if b, ok := o.self.(*baseObject); ok {
+		b.propNames = make([]unistring.String, 0, n)
+		b.values.small = make([]propEntry, 0, n)
+	}
+	vm.push(o)
+	vm.pc++
+}
+
 type newArray uint32
 
 func (l newArray) exec(vm *vm) {
