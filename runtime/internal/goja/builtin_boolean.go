@@ -55,8 +55,8 @@ func (r *Runtime) getBooleanPrototype() *Object {
 		ret = r.newPrimitiveObject(valueFalse, r.global.ObjectPrototype, classBoolean)
 		r.global.BooleanPrototype = ret
 		o := ret.self
-		o._putProp("toString", r.newNativeFunc(r.booleanproto_toString, "toString", 0), true, false, true)
-		o._putProp("valueOf", r.newNativeFunc(r.booleanproto_valueOf, "valueOf", 0), true, false, true)
+		o._putReady("toString", r.methodProp(r.booleanproto_toString, asciiString("toString"), 0))
+		o._putReady("valueOf", r.methodProp(r.booleanproto_valueOf, asciiString("valueOf"), 0))
 		o._putProp("constructor", r.getBoolean(), true, false, true)
 	}
 	return ret

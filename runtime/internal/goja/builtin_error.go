@@ -236,7 +236,7 @@ func (r *Runtime) getErrorPrototype() *Object {
 		o := ret.self
 		o._putProp("message", stringEmpty, true, false, true)
 		o._putProp("name", stringError, true, false, true)
-		o._putProp("toString", r.newNativeFunc(r.error_toString, "toString", 0), true, false, true)
+		o._putReady("toString", r.methodProp(r.error_toString, asciiString("toString"), 0))
 		o._putProp("constructor", r.getError(), true, false, true)
 	}
 	return ret
@@ -249,7 +249,7 @@ func (r *Runtime) getError() *Object {
 		r.global.Error = ret
 		r.newNativeFuncConstruct(ret, r.builtin_Error, "Error", r.getErrorPrototype(), 1)
 		o := ret.self
-		o._putProp("isError", r.newNativeFunc(r.error_isError, "isError", 1), true, false, true)
+		o._putReady("isError", r.methodProp(r.error_isError, asciiString("isError"), 1))
 	}
 	return ret
 }

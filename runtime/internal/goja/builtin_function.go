@@ -265,10 +265,10 @@ func createFunctionProtoTemplate() *objectTemplate {
 	t.putStr("length", func(r *Runtime) Value { return valueProp(_positiveZero, false, false, true) })
 	t.putStr("name", func(r *Runtime) Value { return valueProp(stringEmpty, false, false, true) })
 
-	t.putStr("apply", func(r *Runtime) Value { return r.methodProp(r.functionproto_apply, "apply", 2) })
-	t.putStr("bind", func(r *Runtime) Value { return r.methodProp(r.functionproto_bind, "bind", 1) })
-	t.putStr("call", func(r *Runtime) Value { return r.methodProp(r.functionproto_call, "call", 1) })
-	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.functionproto_toString, "toString", 0) })
+	t.putStr("apply", func(r *Runtime) Value { return r.methodProp(r.functionproto_apply, asciiString("apply"), 2) })
+	t.putStr("bind", func(r *Runtime) Value { return r.methodProp(r.functionproto_bind, asciiString("bind"), 1) })
+	t.putStr("call", func(r *Runtime) Value { return r.methodProp(r.functionproto_call, asciiString("call"), 1) })
+	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.functionproto_toString, asciiString("toString"), 0) })
 
 	t.putStr("caller", func(r *Runtime) Value { return r.newThrowerProperty(true) })
 	t.putStr("arguments", func(r *Runtime) Value { return r.newThrowerProperty(true) })
@@ -414,9 +414,9 @@ func (r *Runtime) createGeneratorProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getIteratorPrototype(), classObject)
 
 	o._putProp("constructor", r.getGeneratorFunctionPrototype(), false, false, true)
-	o._putProp("next", r.newNativeFunc(r.builtin_genproto_next, "next", 1), true, false, true)
-	o._putProp("return", r.newNativeFunc(r.builtin_genproto_return, "return", 1), true, false, true)
-	o._putProp("throw", r.newNativeFunc(r.builtin_genproto_throw, "throw", 1), true, false, true)
+	o._putReady("next", r.methodProp(r.builtin_genproto_next, asciiString("next"), 1))
+	o._putReady("return", r.methodProp(r.builtin_genproto_return, asciiString("return"), 1))
+	o._putReady("throw", r.methodProp(r.builtin_genproto_throw, asciiString("throw"), 1))
 
 	o._putSym(SymToStringTag, valueProp(asciiString(classGenerator), false, false, true))
 

@@ -373,16 +373,20 @@ func createGlobalObjectTemplate() *objectTemplate {
 	t.putStr("undefined", func(r *Runtime) Value { return valueProp(_undefined, false, false, false) })
 	t.putStr("Infinity", func(r *Runtime) Value { return valueProp(_positiveInf, false, false, false) })
 
-	t.putStr("isNaN", func(r *Runtime) Value { return r.methodProp(r.builtin_isNaN, "isNaN", 1) })
+	t.putStr("isNaN", func(r *Runtime) Value { return r.methodProp(r.builtin_isNaN, asciiString("isNaN"), 1) })
 	t.putStr("parseInt", func(r *Runtime) Value { return valueProp(r.getParseInt(), true, false, true) })
 	t.putStr("parseFloat", func(r *Runtime) Value { return valueProp(r.getParseFloat(), true, false, true) })
-	t.putStr("isFinite", func(r *Runtime) Value { return r.methodProp(r.builtin_isFinite, "isFinite", 1) })
-	t.putStr("decodeURI", func(r *Runtime) Value { return r.methodProp(r.builtin_decodeURI, "decodeURI", 1) })
-	t.putStr("decodeURIComponent", func(r *Runtime) Value { return r.methodProp(r.builtin_decodeURIComponent, "decodeURIComponent", 1) })
-	t.putStr("encodeURI", func(r *Runtime) Value { return r.methodProp(r.builtin_encodeURI, "encodeURI", 1) })
-	t.putStr("encodeURIComponent", func(r *Runtime) Value { return r.methodProp(r.builtin_encodeURIComponent, "encodeURIComponent", 1) })
-	t.putStr("escape", func(r *Runtime) Value { return r.methodProp(r.builtin_escape, "escape", 1) })
-	t.putStr("unescape", func(r *Runtime) Value { return r.methodProp(r.builtin_unescape, "unescape", 1) })
+	t.putStr("isFinite", func(r *Runtime) Value { return r.methodProp(r.builtin_isFinite, asciiString("isFinite"), 1) })
+	t.putStr("decodeURI", func(r *Runtime) Value { return r.methodProp(r.builtin_decodeURI, asciiString("decodeURI"), 1) })
+	t.putStr("decodeURIComponent", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_decodeURIComponent, asciiString("decodeURIComponent"), 1)
+	})
+	t.putStr("encodeURI", func(r *Runtime) Value { return r.methodProp(r.builtin_encodeURI, asciiString("encodeURI"), 1) })
+	t.putStr("encodeURIComponent", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_encodeURIComponent, asciiString("encodeURIComponent"), 1)
+	})
+	t.putStr("escape", func(r *Runtime) Value { return r.methodProp(r.builtin_escape, asciiString("escape"), 1) })
+	t.putStr("unescape", func(r *Runtime) Value { return r.methodProp(r.builtin_unescape, asciiString("unescape"), 1) })
 
 	// TODO: Annex B
 

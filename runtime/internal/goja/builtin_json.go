@@ -633,17 +633,38 @@ func (r *Runtime) builtinJSON_isRawJSON(call FunctionCall) Value {
 	return valueFalse
 }
 
+// codemode patch: JSON is an object template (getJSON).
+func createJSONTemplate() *objectTemplate {
+	t := newObjectTemplate()
+	t.protoFactory = func(r *Runtime) *Object {
+		return r.global.ObjectPrototype
+	}
+	t.putStr("parse", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_parse, asciiString("parse"), 2) })
+	t.putStr("stringify", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_stringify, asciiString("stringify"), 3) })
+	t.putStr("rawJSON", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_rawJSON, asciiString("rawJSON"), 1) })
+	t.putStr("isRawJSON", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_isRawJSON, asciiString("isRawJSON"), 1) })
+	t.putSym(SymToStringTag, func(r *Runtime) Value { return valueProp(asciiString(classJSON), false, false, true) })
+	return t
+}
+
+var jsonTemplate *objectTemplate
+var jsonTemplateOnce sync.Once
+
+func getJSONTemplate() *objectTemplate {
+	jsonTemplateOnce.Do(func() {
+		jsonTemplate = createJSONTemplate()
+	})
+	return jsonTemplate
+}
+
 func (r *Runtime) getJSON() *Object {
 	ret := r.global.JSON
 	if ret == nil {
-		JSON := r.newBaseObject(r.global.ObjectPrototype, classObject)
-		ret = JSON.val
+		// codemode patch: a template, as Math is: each method is made
+		// when first read.
+		ret = &Object{runtime: r}
 		r.global.JSON = ret
-		JSON._putProp("parse", r.newNativeFunc(r.builtinJSON_parse, "parse", 2), true, false, true)
-		JSON._putProp("stringify", r.newNativeFunc(r.builtinJSON_stringify, "stringify", 3), true, false, true)
-		JSON._putProp("rawJSON", r.newNativeFunc(r.builtinJSON_rawJSON, "rawJSON", 1), true, false, true)
-		JSON._putProp("isRawJSON", r.newNativeFunc(r.builtinJSON_isRawJSON, "isRawJSON", 1), true, false, true)
-		JSON._putSym(SymToStringTag, valueProp(asciiString(classJSON), false, false, true))
+		r.newTemplatedObject(getJSONTemplate(), ret)
 	}
 	return ret
 }

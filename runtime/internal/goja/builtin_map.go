@@ -271,21 +271,21 @@ func (r *Runtime) createMapProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.global.ObjectPrototype, classObject)
 
 	o._putProp("constructor", r.getMap(), true, false, true)
-	o._putProp("clear", r.newNativeFunc(r.mapProto_clear, "clear", 0), true, false, true)
+	o._putReady("clear", r.methodProp(r.mapProto_clear, asciiString("clear"), 0))
 	r.global.mapAdder = r.newNativeFunc(r.mapProto_set, "set", 2)
 	o._putProp("set", r.global.mapAdder, true, false, true)
-	o._putProp("delete", r.newNativeFunc(r.mapProto_delete, "delete", 1), true, false, true)
-	o._putProp("forEach", r.newNativeFunc(r.mapProto_forEach, "forEach", 1), true, false, true)
-	o._putProp("has", r.newNativeFunc(r.mapProto_has, "has", 1), true, false, true)
-	o._putProp("get", r.newNativeFunc(r.mapProto_get, "get", 1), true, false, true)
+	o._putReady("delete", r.methodProp(r.mapProto_delete, asciiString("delete"), 1))
+	o._putReady("forEach", r.methodProp(r.mapProto_forEach, asciiString("forEach"), 1))
+	o._putReady("has", r.methodProp(r.mapProto_has, asciiString("has"), 1))
+	o._putReady("get", r.methodProp(r.mapProto_get, asciiString("get"), 1))
 	o.setOwnStr("size", &valueProperty{
 		getterFunc:   r.newNativeFunc(r.mapProto_getSize, "get size", 0),
 		accessor:     true,
 		writable:     true,
 		configurable: true,
 	}, true)
-	o._putProp("keys", r.newNativeFunc(r.mapProto_keys, "keys", 0), true, false, true)
-	o._putProp("values", r.newNativeFunc(r.mapProto_values, "values", 0), true, false, true)
+	o._putReady("keys", r.methodProp(r.mapProto_keys, asciiString("keys"), 0))
+	o._putReady("values", r.methodProp(r.mapProto_values, asciiString("values"), 0))
 
 	entriesFunc := r.newNativeFunc(r.mapProto_entries, "entries", 0)
 	o._putProp("entries", entriesFunc, true, false, true)
@@ -305,7 +305,7 @@ func (r *Runtime) createMap(val *Object) objectImpl {
 func (r *Runtime) createMapIterProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getIteratorPrototype(), classObject)
 
-	o._putProp("next", r.newNativeFunc(r.mapIterProto_next, "next", 0), true, false, true)
+	o._putReady("next", r.methodProp(r.mapIterProto_next, asciiString("next"), 0))
 	o._putSym(SymToStringTag, valueProp(asciiString(classMapIterator), false, false, true))
 
 	return o

@@ -204,12 +204,14 @@ func createNumberProtoTemplate() *objectTemplate {
 
 	t.putStr("constructor", func(r *Runtime) Value { return valueProp(r.getNumber(), true, false, true) })
 
-	t.putStr("toExponential", func(r *Runtime) Value { return r.methodProp(r.numberproto_toExponential, "toExponential", 1) })
-	t.putStr("toFixed", func(r *Runtime) Value { return r.methodProp(r.numberproto_toFixed, "toFixed", 1) })
-	t.putStr("toLocaleString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toString, "toLocaleString", 0) })
-	t.putStr("toPrecision", func(r *Runtime) Value { return r.methodProp(r.numberproto_toPrecision, "toPrecision", 1) })
-	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toString, "toString", 1) })
-	t.putStr("valueOf", func(r *Runtime) Value { return r.methodProp(r.numberproto_valueOf, "valueOf", 0) })
+	t.putStr("toExponential", func(r *Runtime) Value {
+		return r.methodProp(r.numberproto_toExponential, asciiString("toExponential"), 1)
+	})
+	t.putStr("toFixed", func(r *Runtime) Value { return r.methodProp(r.numberproto_toFixed, asciiString("toFixed"), 1) })
+	t.putStr("toLocaleString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toString, asciiString("toLocaleString"), 0) })
+	t.putStr("toPrecision", func(r *Runtime) Value { return r.methodProp(r.numberproto_toPrecision, asciiString("toPrecision"), 1) })
+	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toString, asciiString("toString"), 1) })
+	t.putStr("valueOf", func(r *Runtime) Value { return r.methodProp(r.numberproto_valueOf, asciiString("valueOf"), 0) })
 
 	return t
 }
@@ -264,10 +266,10 @@ func createNumberTemplate() *objectTemplate {
 	t.putStr("prototype", func(r *Runtime) Value { return valueProp(r.getNumberPrototype(), false, false, false) })
 
 	t.putStr("EPSILON", func(r *Runtime) Value { return valueProp(_epsilon, false, false, false) })
-	t.putStr("isFinite", func(r *Runtime) Value { return r.methodProp(r.number_isFinite, "isFinite", 1) })
-	t.putStr("isInteger", func(r *Runtime) Value { return r.methodProp(r.number_isInteger, "isInteger", 1) })
-	t.putStr("isNaN", func(r *Runtime) Value { return r.methodProp(r.number_isNaN, "isNaN", 1) })
-	t.putStr("isSafeInteger", func(r *Runtime) Value { return r.methodProp(r.number_isSafeInteger, "isSafeInteger", 1) })
+	t.putStr("isFinite", func(r *Runtime) Value { return r.methodProp(r.number_isFinite, asciiString("isFinite"), 1) })
+	t.putStr("isInteger", func(r *Runtime) Value { return r.methodProp(r.number_isInteger, asciiString("isInteger"), 1) })
+	t.putStr("isNaN", func(r *Runtime) Value { return r.methodProp(r.number_isNaN, asciiString("isNaN"), 1) })
+	t.putStr("isSafeInteger", func(r *Runtime) Value { return r.methodProp(r.number_isSafeInteger, asciiString("isSafeInteger"), 1) })
 	t.putStr("MAX_SAFE_INTEGER", func(r *Runtime) Value { return valueProp(valueInt(maxInt-1), false, false, false) })
 	t.putStr("MIN_SAFE_INTEGER", func(r *Runtime) Value { return valueProp(valueInt(-(maxInt - 1)), false, false, false) })
 	t.putStr("MIN_VALUE", func(r *Runtime) Value { return valueProp(valueFloat(math.SmallestNonzeroFloat64), false, false, false) })

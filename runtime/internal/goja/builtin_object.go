@@ -607,34 +607,40 @@ func createObjectTemplate() *objectTemplate {
 
 	t.putStr("prototype", func(r *Runtime) Value { return valueProp(r.global.ObjectPrototype, false, false, false) })
 
-	t.putStr("assign", func(r *Runtime) Value { return r.methodProp(r.object_assign, "assign", 2) })
-	t.putStr("defineProperty", func(r *Runtime) Value { return r.methodProp(r.object_defineProperty, "defineProperty", 3) })
-	t.putStr("defineProperties", func(r *Runtime) Value { return r.methodProp(r.object_defineProperties, "defineProperties", 2) })
-	t.putStr("entries", func(r *Runtime) Value { return r.methodProp(r.object_entries, "entries", 1) })
+	t.putStr("assign", func(r *Runtime) Value { return r.methodProp(r.object_assign, asciiString("assign"), 2) })
+	t.putStr("defineProperty", func(r *Runtime) Value { return r.methodProp(r.object_defineProperty, asciiString("defineProperty"), 3) })
+	t.putStr("defineProperties", func(r *Runtime) Value {
+		return r.methodProp(r.object_defineProperties, asciiString("defineProperties"), 2)
+	})
+	t.putStr("entries", func(r *Runtime) Value { return r.methodProp(r.object_entries, asciiString("entries"), 1) })
 	t.putStr("getOwnPropertyDescriptor", func(r *Runtime) Value {
-		return r.methodProp(r.object_getOwnPropertyDescriptor, "getOwnPropertyDescriptor", 2)
+		return r.methodProp(r.object_getOwnPropertyDescriptor, asciiString("getOwnPropertyDescriptor"), 2)
 	})
 	t.putStr("getOwnPropertyDescriptors", func(r *Runtime) Value {
-		return r.methodProp(r.object_getOwnPropertyDescriptors, "getOwnPropertyDescriptors", 1)
+		return r.methodProp(r.object_getOwnPropertyDescriptors, asciiString("getOwnPropertyDescriptors"), 1)
 	})
-	t.putStr("getPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.object_getPrototypeOf, "getPrototypeOf", 1) })
-	t.putStr("is", func(r *Runtime) Value { return r.methodProp(r.object_is, "is", 2) })
-	t.putStr("getOwnPropertyNames", func(r *Runtime) Value { return r.methodProp(r.object_getOwnPropertyNames, "getOwnPropertyNames", 1) })
+	t.putStr("getPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.object_getPrototypeOf, asciiString("getPrototypeOf"), 1) })
+	t.putStr("is", func(r *Runtime) Value { return r.methodProp(r.object_is, asciiString("is"), 2) })
+	t.putStr("getOwnPropertyNames", func(r *Runtime) Value {
+		return r.methodProp(r.object_getOwnPropertyNames, asciiString("getOwnPropertyNames"), 1)
+	})
 	t.putStr("getOwnPropertySymbols", func(r *Runtime) Value {
-		return r.methodProp(r.object_getOwnPropertySymbols, "getOwnPropertySymbols", 1)
+		return r.methodProp(r.object_getOwnPropertySymbols, asciiString("getOwnPropertySymbols"), 1)
 	})
-	t.putStr("create", func(r *Runtime) Value { return r.methodProp(r.object_create, "create", 2) })
-	t.putStr("seal", func(r *Runtime) Value { return r.methodProp(r.object_seal, "seal", 1) })
-	t.putStr("freeze", func(r *Runtime) Value { return r.methodProp(r.object_freeze, "freeze", 1) })
-	t.putStr("preventExtensions", func(r *Runtime) Value { return r.methodProp(r.object_preventExtensions, "preventExtensions", 1) })
-	t.putStr("isSealed", func(r *Runtime) Value { return r.methodProp(r.object_isSealed, "isSealed", 1) })
-	t.putStr("isFrozen", func(r *Runtime) Value { return r.methodProp(r.object_isFrozen, "isFrozen", 1) })
-	t.putStr("isExtensible", func(r *Runtime) Value { return r.methodProp(r.object_isExtensible, "isExtensible", 1) })
-	t.putStr("keys", func(r *Runtime) Value { return r.methodProp(r.object_keys, "keys", 1) })
-	t.putStr("setPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.object_setPrototypeOf, "setPrototypeOf", 2) })
-	t.putStr("values", func(r *Runtime) Value { return r.methodProp(r.object_values, "values", 1) })
-	t.putStr("fromEntries", func(r *Runtime) Value { return r.methodProp(r.object_fromEntries, "fromEntries", 1) })
-	t.putStr("hasOwn", func(r *Runtime) Value { return r.methodProp(r.object_hasOwn, "hasOwn", 2) })
+	t.putStr("create", func(r *Runtime) Value { return r.methodProp(r.object_create, asciiString("create"), 2) })
+	t.putStr("seal", func(r *Runtime) Value { return r.methodProp(r.object_seal, asciiString("seal"), 1) })
+	t.putStr("freeze", func(r *Runtime) Value { return r.methodProp(r.object_freeze, asciiString("freeze"), 1) })
+	t.putStr("preventExtensions", func(r *Runtime) Value {
+		return r.methodProp(r.object_preventExtensions, asciiString("preventExtensions"), 1)
+	})
+	t.putStr("isSealed", func(r *Runtime) Value { return r.methodProp(r.object_isSealed, asciiString("isSealed"), 1) })
+	t.putStr("isFrozen", func(r *Runtime) Value { return r.methodProp(r.object_isFrozen, asciiString("isFrozen"), 1) })
+	t.putStr("isExtensible", func(r *Runtime) Value { return r.methodProp(r.object_isExtensible, asciiString("isExtensible"), 1) })
+	t.putStr("keys", func(r *Runtime) Value { return r.methodProp(r.object_keys, asciiString("keys"), 1) })
+	t.putStr("setPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.object_setPrototypeOf, asciiString("setPrototypeOf"), 2) })
+	t.putStr("values", func(r *Runtime) Value { return r.methodProp(r.object_values, asciiString("values"), 1) })
+	t.putStr("fromEntries", func(r *Runtime) Value { return r.methodProp(r.object_fromEntries, asciiString("fromEntries"), 1) })
+	t.putStr("hasOwn", func(r *Runtime) Value { return r.methodProp(r.object_hasOwn, asciiString("hasOwn"), 2) })
 
 	return t
 }
@@ -690,13 +696,19 @@ func createObjectProtoTemplate() *objectTemplate {
 
 	t.putStr("constructor", func(r *Runtime) Value { return valueProp(r.getObject(), true, false, true) })
 
-	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.objectproto_toString, "toString", 0) })
-	t.putStr("toLocaleString", func(r *Runtime) Value { return r.methodProp(r.objectproto_toLocaleString, "toLocaleString", 0) })
-	t.putStr("valueOf", func(r *Runtime) Value { return r.methodProp(r.objectproto_valueOf, "valueOf", 0) })
-	t.putStr("hasOwnProperty", func(r *Runtime) Value { return r.methodProp(r.objectproto_hasOwnProperty, "hasOwnProperty", 1) })
-	t.putStr("isPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.objectproto_isPrototypeOf, "isPrototypeOf", 1) })
+	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.objectproto_toString, asciiString("toString"), 0) })
+	t.putStr("toLocaleString", func(r *Runtime) Value {
+		return r.methodProp(r.objectproto_toLocaleString, asciiString("toLocaleString"), 0)
+	})
+	t.putStr("valueOf", func(r *Runtime) Value { return r.methodProp(r.objectproto_valueOf, asciiString("valueOf"), 0) })
+	t.putStr("hasOwnProperty", func(r *Runtime) Value {
+		return r.methodProp(r.objectproto_hasOwnProperty, asciiString("hasOwnProperty"), 1)
+	})
+	t.putStr("isPrototypeOf", func(r *Runtime) Value {
+		return r.methodProp(r.objectproto_isPrototypeOf, asciiString("isPrototypeOf"), 1)
+	})
 	t.putStr("propertyIsEnumerable", func(r *Runtime) Value {
-		return r.methodProp(r.objectproto_propertyIsEnumerable, "propertyIsEnumerable", 1)
+		return r.methodProp(r.objectproto_propertyIsEnumerable, asciiString("propertyIsEnumerable"), 1)
 	})
 	t.putStr(__proto__, func(r *Runtime) Value {
 		return &valueProperty{

@@ -548,9 +548,9 @@ func (r *Runtime) createPromiseProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.global.ObjectPrototype, classObject)
 	o._putProp("constructor", r.getPromise(), true, false, true)
 
-	o._putProp("catch", r.newNativeFunc(r.promiseProto_catch, "catch", 1), true, false, true)
-	o._putProp("finally", r.newNativeFunc(r.promiseProto_finally, "finally", 1), true, false, true)
-	o._putProp("then", r.newNativeFunc(r.promiseProto_then, "then", 2), true, false, true)
+	o._putReady("catch", r.methodProp(r.promiseProto_catch, asciiString("catch"), 1))
+	o._putReady("finally", r.methodProp(r.promiseProto_finally, asciiString("finally"), 1))
+	o._putReady("then", r.methodProp(r.promiseProto_then, asciiString("then"), 2))
 
 	o._putSym(SymToStringTag, valueProp(asciiString(classPromise), false, false, true))
 
@@ -560,12 +560,12 @@ func (r *Runtime) createPromiseProto(val *Object) objectImpl {
 func (r *Runtime) createPromise(val *Object) objectImpl {
 	o := r.newNativeConstructOnly(val, r.builtin_newPromise, r.getPromisePrototype(), "Promise", 1)
 
-	o._putProp("all", r.newNativeFunc(r.promise_all, "all", 1), true, false, true)
-	o._putProp("allSettled", r.newNativeFunc(r.promise_allSettled, "allSettled", 1), true, false, true)
-	o._putProp("any", r.newNativeFunc(r.promise_any, "any", 1), true, false, true)
-	o._putProp("race", r.newNativeFunc(r.promise_race, "race", 1), true, false, true)
-	o._putProp("reject", r.newNativeFunc(r.promise_reject, "reject", 1), true, false, true)
-	o._putProp("resolve", r.newNativeFunc(r.promise_resolve, "resolve", 1), true, false, true)
+	o._putReady("all", r.methodProp(r.promise_all, asciiString("all"), 1))
+	o._putReady("allSettled", r.methodProp(r.promise_allSettled, asciiString("allSettled"), 1))
+	o._putReady("any", r.methodProp(r.promise_any, asciiString("any"), 1))
+	o._putReady("race", r.methodProp(r.promise_race, asciiString("race"), 1))
+	o._putReady("reject", r.methodProp(r.promise_reject, asciiString("reject"), 1))
+	o._putReady("resolve", r.methodProp(r.promise_resolve, asciiString("resolve"), 1))
 
 	r.putSpeciesReturnThis(o)
 

@@ -381,7 +381,7 @@ func (r *Runtime) builtin_proxy_revocable(call FunctionCall) Value {
 func (r *Runtime) createProxy(val *Object) objectImpl {
 	o := r.newNativeConstructOnly(val, r.builtin_newProxy, nil, "Proxy", 2)
 
-	o._putProp("revocable", r.newNativeFunc(r.builtin_proxy_revocable, "revocable", 2), true, false, true)
+	o._putReady("revocable", r.methodProp(r.builtin_proxy_revocable, asciiString("revocable"), 2))
 	return o
 }
 

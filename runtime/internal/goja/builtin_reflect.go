@@ -117,23 +117,33 @@ func createReflectTemplate() *objectTemplate {
 		return r.global.ObjectPrototype
 	}
 
-	t.putStr("apply", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_apply, "apply", 3) })
-	t.putStr("construct", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_construct, "construct", 2) })
-	t.putStr("defineProperty", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_defineProperty, "defineProperty", 3) })
-	t.putStr("deleteProperty", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_deleteProperty, "deleteProperty", 2) })
-	t.putStr("get", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_get, "get", 2) })
+	t.putStr("apply", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_apply, asciiString("apply"), 3) })
+	t.putStr("construct", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_construct, asciiString("construct"), 2) })
+	t.putStr("defineProperty", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_reflect_defineProperty, asciiString("defineProperty"), 3)
+	})
+	t.putStr("deleteProperty", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_reflect_deleteProperty, asciiString("deleteProperty"), 2)
+	})
+	t.putStr("get", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_get, asciiString("get"), 2) })
 	t.putStr("getOwnPropertyDescriptor", func(r *Runtime) Value {
-		return r.methodProp(r.builtin_reflect_getOwnPropertyDescriptor, "getOwnPropertyDescriptor", 2)
+		return r.methodProp(r.builtin_reflect_getOwnPropertyDescriptor, asciiString("getOwnPropertyDescriptor"), 2)
 	})
-	t.putStr("getPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_getPrototypeOf, "getPrototypeOf", 1) })
-	t.putStr("has", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_has, "has", 2) })
-	t.putStr("isExtensible", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_isExtensible, "isExtensible", 1) })
-	t.putStr("ownKeys", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_ownKeys, "ownKeys", 1) })
+	t.putStr("getPrototypeOf", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_reflect_getPrototypeOf, asciiString("getPrototypeOf"), 1)
+	})
+	t.putStr("has", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_has, asciiString("has"), 2) })
+	t.putStr("isExtensible", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_reflect_isExtensible, asciiString("isExtensible"), 1)
+	})
+	t.putStr("ownKeys", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_ownKeys, asciiString("ownKeys"), 1) })
 	t.putStr("preventExtensions", func(r *Runtime) Value {
-		return r.methodProp(r.builtin_reflect_preventExtensions, "preventExtensions", 1)
+		return r.methodProp(r.builtin_reflect_preventExtensions, asciiString("preventExtensions"), 1)
 	})
-	t.putStr("set", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_set, "set", 3) })
-	t.putStr("setPrototypeOf", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_setPrototypeOf, "setPrototypeOf", 2) })
+	t.putStr("set", func(r *Runtime) Value { return r.methodProp(r.builtin_reflect_set, asciiString("set"), 3) })
+	t.putStr("setPrototypeOf", func(r *Runtime) Value {
+		return r.methodProp(r.builtin_reflect_setPrototypeOf, asciiString("setPrototypeOf"), 2)
+	})
 
 	t.putSym(SymToStringTag, func(r *Runtime) Value { return valueProp(asciiString("Reflect"), false, false, true) })
 

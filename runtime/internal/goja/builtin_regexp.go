@@ -1340,7 +1340,7 @@ func (r *Runtime) regExpStringIteratorProto_next(call FunctionCall) Value {
 func (r *Runtime) createRegExpStringIteratorPrototype(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getIteratorPrototype(), classObject)
 
-	o._putProp("next", r.newNativeFunc(r.regExpStringIteratorProto_next, "next", 0), true, false, true)
+	o._putReady("next", r.methodProp(r.regExpStringIteratorProto_next, asciiString("next"), 0))
 	o._putSym(SymToStringTag, valueProp(asciiString(classRegExpStringIterator), false, false, true))
 
 	return o
@@ -1379,10 +1379,10 @@ func (r *Runtime) getRegExpPrototype() *Object {
 		r.global.stdRegexpProto = o
 
 		o._putProp("constructor", r.getRegExp(), true, false, true)
-		o._putProp("compile", r.newNativeFunc(r.regexpproto_compile, "compile", 2), true, false, true)
-		o._putProp("exec", r.newNativeFunc(r.regexpproto_exec, "exec", 1), true, false, true)
-		o._putProp("test", r.newNativeFunc(r.regexpproto_test, "test", 1), true, false, true)
-		o._putProp("toString", r.newNativeFunc(r.regexpproto_toString, "toString", 0), true, false, true)
+		o._putReady("compile", r.methodProp(r.regexpproto_compile, asciiString("compile"), 2))
+		o._putReady("exec", r.methodProp(r.regexpproto_exec, asciiString("exec"), 1))
+		o._putReady("test", r.methodProp(r.regexpproto_test, asciiString("test"), 1))
+		o._putReady("toString", r.methodProp(r.regexpproto_toString, asciiString("toString"), 0))
 		o.setOwnStr("source", &valueProperty{
 			configurable: true,
 			getterFunc:   r.newNativeFunc(r.regexpproto_getSource, "get source", 0),

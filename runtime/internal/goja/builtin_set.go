@@ -583,9 +583,9 @@ func (r *Runtime) createSetProto(val *Object) objectImpl {
 	r.global.setAdder = r.newNativeFunc(r.setProto_add, "add", 1)
 	o._putProp("add", r.global.setAdder, true, false, true)
 
-	o._putProp("clear", r.newNativeFunc(r.setProto_clear, "clear", 0), true, false, true)
-	o._putProp("delete", r.newNativeFunc(r.setProto_delete, "delete", 1), true, false, true)
-	o._putProp("forEach", r.newNativeFunc(r.setProto_forEach, "forEach", 1), true, false, true)
+	o._putReady("clear", r.methodProp(r.setProto_clear, asciiString("clear"), 0))
+	o._putReady("delete", r.methodProp(r.setProto_delete, asciiString("delete"), 1))
+	o._putReady("forEach", r.methodProp(r.setProto_forEach, asciiString("forEach"), 1))
 	r.global.setHas = r.newNativeFunc(r.setProto_has, "has", 1)
 	o._putProp("has", r.global.setHas, true, false, true)
 	o.setOwnStr("size", &valueProperty{
@@ -595,18 +595,18 @@ func (r *Runtime) createSetProto(val *Object) objectImpl {
 		configurable: true,
 	}, true)
 
-	o._putProp("difference", r.newNativeFunc(r.setProto_difference, "difference", 1), true, false, true)
-	o._putProp("intersection", r.newNativeFunc(r.setProto_intersection, "intersection", 1), true, false, true)
-	o._putProp("isDisjointFrom", r.newNativeFunc(r.setProto_isDisjointFrom, "isDisjointFrom", 1), true, false, true)
-	o._putProp("isSubsetOf", r.newNativeFunc(r.setProto_isSubsetOf, "isSubsetOf", 1), true, false, true)
-	o._putProp("isSupersetOf", r.newNativeFunc(r.setProto_isSupersetOf, "isSupersetOf", 1), true, false, true)
-	o._putProp("symmetricDifference", r.newNativeFunc(r.setProto_symmetricDifference, "symmetricDifference", 1), true, false, true)
-	o._putProp("union", r.newNativeFunc(r.setProto_union, "union", 1), true, false, true)
+	o._putReady("difference", r.methodProp(r.setProto_difference, asciiString("difference"), 1))
+	o._putReady("intersection", r.methodProp(r.setProto_intersection, asciiString("intersection"), 1))
+	o._putReady("isDisjointFrom", r.methodProp(r.setProto_isDisjointFrom, asciiString("isDisjointFrom"), 1))
+	o._putReady("isSubsetOf", r.methodProp(r.setProto_isSubsetOf, asciiString("isSubsetOf"), 1))
+	o._putReady("isSupersetOf", r.methodProp(r.setProto_isSupersetOf, asciiString("isSupersetOf"), 1))
+	o._putReady("symmetricDifference", r.methodProp(r.setProto_symmetricDifference, asciiString("symmetricDifference"), 1))
+	o._putReady("union", r.methodProp(r.setProto_union, asciiString("union"), 1))
 
 	r.global.setValues = r.newNativeFunc(r.setProto_values, "values", 0)
 	o._putProp("values", r.global.setValues, true, false, true)
 	o._putProp("keys", r.global.setValues, true, false, true)
-	o._putProp("entries", r.newNativeFunc(r.setProto_entries, "entries", 0), true, false, true)
+	o._putReady("entries", r.methodProp(r.setProto_entries, asciiString("entries"), 0))
 	o._putSym(SymIterator, valueProp(r.global.setValues, true, false, true))
 	o._putSym(SymToStringTag, valueProp(asciiString(classSet), false, false, true))
 
@@ -623,7 +623,7 @@ func (r *Runtime) createSet(val *Object) objectImpl {
 func (r *Runtime) createSetIterProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getIteratorPrototype(), classObject)
 
-	o._putProp("next", r.newNativeFunc(r.setIterProto_next, "next", 0), true, false, true)
+	o._putReady("next", r.methodProp(r.setIterProto_next, asciiString("next"), 0))
 	o._putSym(SymToStringTag, valueProp(asciiString(classSetIterator), false, false, true))
 
 	return o

@@ -1,6 +1,10 @@
 package goja
 
-import "github.com/codemode/codemode/runtime/internal/goja/unistring"
+import (
+	"sync"
+
+	"github.com/codemode/codemode/runtime/internal/goja/unistring"
+)
 
 var (
 	SymHasInstance        = newSymbol(asciiString("Symbol.hasInstance"))
@@ -118,22 +122,28 @@ func (r *Runtime) createSymbolProto(val *Object) objectImpl {
 		}, "get description", 0),
 		accessor: true,
 	}, false)
-	o._putProp("toString", r.newNativeFunc(r.symbolproto_tostring, "toString", 0), true, false, true)
-	o._putProp("valueOf", r.newNativeFunc(r.symbolproto_valueOf, "valueOf", 0), true, false, true)
+	o._putReady("toString", r.methodProp(r.symbolproto_tostring, asciiString("toString"), 0))
+	o._putReady("valueOf", r.methodProp(r.symbolproto_valueOf, asciiString("valueOf"), 0))
 	o._putSym(SymToPrimitive, valueProp(r.newNativeFunc(r.symbolproto_valueOf, "[Symbol.toPrimitive]", 1), false, false, true))
 	o._putSym(SymToStringTag, valueProp(newStringValue("Symbol"), false, false, true))
 
 	return o
 }
 
-func (r *Runtime) createSymbol(val *Object) objectImpl {
-	o := r.newNativeFuncAndConstruct(val, r.builtin_symbol, func(args []Value, newTarget *Object) *Object {
-		panic(r.NewTypeError("Symbol is not a constructor"))
-	}, r.getSymbolPrototype(), "Symbol", _positiveZero)
-
-	o._putProp("for", r.newNativeFunc(r.symbol_for, "for", 1), true, false, true)
-	o._putProp("keyFor", r.newNativeFunc(r.symbol_keyfor, "keyFor", 1), true, false, true)
-
+// codemode patch: Symbol is a templated function object, as Number is:
+// its methods and well-known symbols are made when first read, and its
+// prototype when first needed (it was built whole, with the prototype,
+// the first time anything read Symbol.iterator: ~90 allocations).
+func createSymbolTemplate() *objectTemplate {
+	t := newObjectTemplate()
+	t.protoFactory = func(r *Runtime) *Object {
+		return r.getFunctionPrototype()
+	}
+	t.putStr("length", func(r *Runtime) Value { return valueProp(_positiveZero, false, false, true) })
+	t.putStr("name", func(r *Runtime) Value { return valueProp(asciiString("Symbol"), false, false, true) })
+	t.putStr("prototype", func(r *Runtime) Value { return valueProp(r.getSymbolPrototype(), false, false, false) })
+	t.putStr("for", func(r *Runtime) Value { return r.methodProp(r.symbol_for, asciiString("for"), 1) })
+	t.putStr("keyFor", func(r *Runtime) Value { return r.methodProp(r.symbol_keyfor, asciiString("keyFor"), 1) })
 	for _, s := range []*Symbol{
 		SymHasInstance,
 		SymIsConcatSpreadable,
@@ -150,10 +160,19 @@ func (r *Runtime) createSymbol(val *Object) objectImpl {
 	} {
 		n := s.desc.(asciiString)
 		n = n[len("Symbol."):]
-		o._putProp(unistring.String(n), s, false, false, false)
+		t.putStr(unistring.String(n), func(*Runtime) Value { return valueProp(s, false, false, false) })
 	}
+	return t
+}
 
-	return o
+var symbolTemplate *objectTemplate
+var symbolTemplateOnce sync.Once
+
+func getSymbolTemplate() *objectTemplate {
+	symbolTemplateOnce.Do(func() {
+		symbolTemplate = createSymbolTemplate()
+	})
+	return symbolTemplate
 }
 
 func (r *Runtime) getSymbolPrototype() *Object {
@@ -171,7 +190,9 @@ func (r *Runtime) getSymbol() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.Symbol = ret
-		ret.self = r.createSymbol(ret)
+		r.newTemplatedFuncObject(getSymbolTemplate(), ret, r.builtin_symbol, func(args []Value, newTarget *Object) *Object {
+			panic(r.NewTypeError("Symbol is not a constructor"))
+		})
 	}
 	return ret
 }

@@ -281,9 +281,9 @@ func (r *Runtime) createWeakMapProto(val *Object) objectImpl {
 	o._putProp("constructor", r.getWeakMap(), true, false, true)
 	r.global.weakMapAdder = r.newNativeFunc(r.weakMapProto_set, "set", 2)
 	o._putProp("set", r.global.weakMapAdder, true, false, true)
-	o._putProp("delete", r.newNativeFunc(r.weakMapProto_delete, "delete", 1), true, false, true)
-	o._putProp("has", r.newNativeFunc(r.weakMapProto_has, "has", 1), true, false, true)
-	o._putProp("get", r.newNativeFunc(r.weakMapProto_get, "get", 1), true, false, true)
+	o._putReady("delete", r.methodProp(r.weakMapProto_delete, asciiString("delete"), 1))
+	o._putReady("has", r.methodProp(r.weakMapProto_has, asciiString("has"), 1))
+	o._putReady("get", r.methodProp(r.weakMapProto_get, asciiString("get"), 1))
 
 	o._putSym(SymToStringTag, valueProp(asciiString(classWeakMap), false, false, true))
 

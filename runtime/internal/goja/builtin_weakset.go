@@ -102,8 +102,8 @@ func (r *Runtime) createWeakSetProto(val *Object) objectImpl {
 	o._putProp("constructor", r.global.WeakSet, true, false, true)
 	r.global.weakSetAdder = r.newNativeFunc(r.weakSetProto_add, "add", 1)
 	o._putProp("add", r.global.weakSetAdder, true, false, true)
-	o._putProp("delete", r.newNativeFunc(r.weakSetProto_delete, "delete", 1), true, false, true)
-	o._putProp("has", r.newNativeFunc(r.weakSetProto_has, "has", 1), true, false, true)
+	o._putReady("delete", r.methodProp(r.weakSetProto_delete, asciiString("delete"), 1))
+	o._putReady("has", r.methodProp(r.weakSetProto_has, asciiString("has"), 1))
 
 	o._putSym(SymToStringTag, valueProp(asciiString(classWeakSet), false, false, true))
 

@@ -1706,31 +1706,33 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 
 func (e *compiledFunctionLiteral) emitGetter(putOnStack bool) {
 	p, name, length, strict := e.compile()
+	// codemode patch: each newFunc carries its name as a value (nameVal),
+	// made here once rather than by every function object it creates.
 	switch e.typ {
 	case funcArrow:
 		if e.isAsync {
-			e.c.emit(&newAsyncArrowFunc{newArrowFunc: newArrowFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}}})
+			e.c.emit(&newAsyncArrowFunc{newArrowFunc: newArrowFunc{newFunc: newFunc{prg: p, length: length, name: name, nameVal: stringValueFromRaw(name), source: e.source, strict: strict}}})
 		} else {
-			e.c.emit(&newArrowFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
+			e.c.emit(&newArrowFunc{newFunc: newFunc{prg: p, length: length, name: name, nameVal: stringValueFromRaw(name), source: e.source, strict: strict}})
 		}
 	case funcMethod, funcClsInit:
 		if e.isAsync {
-			e.c.emit(&newAsyncMethod{newMethod: newMethod{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset}})
+			e.c.emit(&newAsyncMethod{newMethod: newMethod{newFunc: newFunc{prg: p, length: length, name: name, nameVal: stringValueFromRaw(name), source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset}})
 		} else {
 			if e.isGenerator {
-				e.c.emit(&newGeneratorMethod{newMethod: newMethod{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset}})
+				e.c.emit(&newGeneratorMethod{newMethod: newMethod{newFunc: newFunc{prg: p, length: length, name: name, nameVal: stringValueFromRaw(name), source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset}})
 			} else {
-				e.c.emit(&newMethod{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset})
+				e.c.emit(&newMethod{newFunc: newFunc{prg: p, length: length, name: name, nameVal: stringValueFromRaw(name), source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset})
 			}
 		}
 	case funcRegular:
 		if e.isAsync {
-			e.c.emit(&newAsyncFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
+			e.c.emit(&newAsyncFunc{newFunc: newFunc{prg: p, length: length, name: name, nameVal: stringValueFromRaw(name), source: e.source, strict: strict}})
 		} else {
 			if e.isGenerator {
-				e.c.emit(&newGeneratorFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
+				e.c.emit(&newGeneratorFunc{newFunc: newFunc{prg: p, length: length, name: name, nameVal: stringValueFromRaw(name), source: e.source, strict: strict}})
 			} else {
-				e.c.emit(&newFunc{prg: p, length: length, name: name, source: e.source, strict: strict})
+				e.c.emit(&newFunc{prg: p, length: length, name: name, nameVal: stringValueFromRaw(name), source: e.source, strict: strict})
 			}
 		}
 	default:
@@ -2835,7 +2837,13 @@ func (c *compiler) compileLogicalAnd(left, right ast.Expression, idx file.Idx) c
 
 func (e *compiledObjectLiteral) emitGetter(putOnStack bool) {
 	e.addSrcMap()
-	e.c.emit(newObject)
+	// codemode patch: a literal with several properties is made with room
+	// for them (newObjectSized), up to propMap's small size.
+	if n := len(e.expr.Value); n >= 2 {
+		e.c.emit(newObjectSized(min(n, propMapSmall)))
+	} else {
+		e.c.emit(newObject)
+	}
 	hasProto := false
 	for _, prop := range e.expr.Value {
 		switch prop := prop.(type) {

@@ -285,6 +285,11 @@ func (d *destructKeyedSource) keys(all bool, accum []Value) []Value {
 	return d.filterUsedKeys(d.w().keys(all, accum))
 }
 
+// _putReady: codemode patch (objectImpl's _putReady).
+func (d *destructKeyedSource) _putReady(name unistring.String, prop Value) {
+	d.w()._putReady(name, prop)
+}
+
 func (d *destructKeyedSource) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
 	return d.w()._putProp(name, value, writable, enumerable, configurable)
 }

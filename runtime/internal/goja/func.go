@@ -61,6 +61,24 @@ type baseFuncObject struct {
 
 	lenProp  valueProperty
 	nameProp valueProperty // codemode patch: held inline, as lenProp is (one allocation less per function)
+
+	// codemode patch: the first properties (length, name) and the first
+	// two property names are stored in the
+	// function object itself, not in allocations of their own.
+	inlProps [2]propEntry
+	inlNames [2]unistring.String
+}
+
+// newFuncAlloc allocates a function object of type T and its Object at
+// once (codemode patch): two allocations become one; the Object and the
+// function point to each other, so they live and die together anyway.
+func newFuncAlloc[T any](r *Runtime) (*T, *Object) {
+	a := &struct {
+		f T
+		o Object
+	}{}
+	a.o.runtime = r
+	return &a.f, &a.o
 }
 
 type baseJsFuncObject struct {
@@ -518,20 +536,29 @@ func (f *arrowFuncObject) export(*objectExportCtx) interface{} {
 }
 
 func (f *baseFuncObject) init(name unistring.String, length Value) {
+	f.initName(stringValueFromRaw(name), length)
+}
+
+// initName is init with the name as a value (codemode patch: a compiled
+// function literal's name is boxed once, in its newFunc instruction).
+func (f *baseFuncObject) initName(name String, length Value) {
 	f.baseObject.init()
 
 	// codemode patch: room for length, name and prototype at once, and
 	// the name property held inline, as lenProp is: two allocations less
 	// for every function object (a sandbox realm makes hundreds at setup).
 	if f.propNames == nil {
-		f.propNames = make([]unistring.String, 0, 3)
+		f.propNames = f.inlNames[:0]
+	}
+	if f.values.len() == 0 {
+		f.values.small = f.inlProps[:0]
 	}
 	f.lenProp.configurable = true
 	f.lenProp.value = length
 	f._put("length", &f.lenProp)
 
 	f.nameProp.configurable = true
-	f.nameProp.value = stringValueFromRaw(name)
+	f.nameProp.value = name
 	f._put("name", &f.nameProp)
 }
 

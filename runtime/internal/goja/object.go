@@ -206,6 +206,7 @@ type objectImpl interface {
 	keys(all bool, accum []Value) []Value
 
 	_putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value
+	_putReady(name unistring.String, prop Value) // codemode patch: a ready property (methodProp)
 	_putSym(s *Symbol, prop Value)
 	getPrivateEnv(typ *privateEnvType, create bool) *privateElements
 }
@@ -808,6 +809,12 @@ func valueProp(value Value, writable, enumerable, configurable bool) Value {
 		enumerable:   enumerable,
 		configurable: configurable,
 	}
+}
+
+// _putReady puts a property made whole (codemode patch: methodProp makes
+// a built-in method and its property in one allocation).
+func (o *baseObject) _putReady(name unistring.String, prop Value) {
+	o._put(name, prop)
 }
 
 func (o *baseObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {

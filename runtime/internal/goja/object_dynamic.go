@@ -544,6 +544,9 @@ func (o *dynamicObject) keys(all bool, accum []Value) []Value {
 	return o.stringKeys(all, accum)
 }
 
+// _putReady: codemode patch (objectImpl's _putReady); ignored, as _putProp.
+func (*baseDynamicObject) _putReady(unistring.String, Value) {}
+
 func (*baseDynamicObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
 	return nil
 }

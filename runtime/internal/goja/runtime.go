@@ -525,8 +525,17 @@ func newGuardedObj(proto *Object, class string) *guardedObject {
 }
 
 func (r *Runtime) newBaseObject(proto *Object, class string) (o *baseObject) {
-	v := &Object{runtime: r}
-	return newBaseObjectObj(v, proto, class)
+	// codemode patch: the object and its Object in one allocation.
+	a := &struct {
+		b baseObject
+		o Object
+	}{}
+	a.o.runtime = r
+	o = &a.b
+	o.class, o.val, o.extensible, o.prototype = class, &a.o, true, proto
+	a.o.self = o
+	o.init()
+	return o
 }
 
 func (r *Runtime) newGuardedObject(proto *Object, class string) (o *guardedObject) {
@@ -570,31 +579,31 @@ func (r *Runtime) NewGoError(err error) *Object {
 	return e
 }
 
-func (r *Runtime) newFunc(name unistring.String, length int, strict bool) (f *funcObject) {
-	f = &funcObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newFunc(name String, length int, strict bool) (f *funcObject) {
+	f, v := newFuncAlloc[funcObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) newAsyncFunc(name unistring.String, length int, strict bool) (f *asyncFuncObject) {
-	f = &asyncFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newAsyncFunc(name String, length int, strict bool) (f *asyncFuncObject) {
+	f, v := newFuncAlloc[asyncFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.class = classFunction
 	f.prototype = r.getAsyncFunctionPrototype()
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) newGeneratorFunc(name unistring.String, length int, strict bool) (f *generatorFuncObject) {
-	f = &generatorFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newGeneratorFunc(name String, length int, strict bool) (f *generatorFuncObject) {
+	f, v := newFuncAlloc[generatorFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.class = classFunction
 	f.prototype = r.getGeneratorFunctionPrototype()
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	f._putProp("prototype", r.newBaseObject(r.getGeneratorPrototype(), classObject).val, true, false, false)
 	return
 }
@@ -615,8 +624,12 @@ func (r *Runtime) newClassFunc(name unistring.String, length int, proto *Object,
 }
 
 func (r *Runtime) initBaseJsFunction(f *baseJsFuncObject, strict bool) {
-	v := &Object{runtime: r}
+	r.initBaseJsFunctionObj(f, strict, &Object{runtime: r})
+}
 
+// initBaseJsFunctionObj is initBaseJsFunction with the function's Object
+// given (codemode patch: newFuncAlloc makes both at once).
+func (r *Runtime) initBaseJsFunctionObj(f *baseJsFuncObject, strict bool, v *Object) {
 	f.class = classFunction
 	f.val = v
 	f.extensible = true
@@ -624,52 +637,52 @@ func (r *Runtime) initBaseJsFunction(f *baseJsFuncObject, strict bool) {
 	f.prototype = r.getFunctionPrototype()
 }
 
-func (r *Runtime) newMethod(name unistring.String, length int, strict bool) (f *methodFuncObject) {
-	f = &methodFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newMethod(name String, length int, strict bool) (f *methodFuncObject) {
+	f, v := newFuncAlloc[methodFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) newGeneratorMethod(name unistring.String, length int, strict bool) (f *generatorMethodFuncObject) {
-	f = &generatorMethodFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newGeneratorMethod(name String, length int, strict bool) (f *generatorMethodFuncObject) {
+	f, v := newFuncAlloc[generatorMethodFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.prototype = r.getGeneratorFunctionPrototype()
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	f._putProp("prototype", r.newBaseObject(r.getGeneratorPrototype(), classObject).val, true, false, false)
 	return
 }
 
-func (r *Runtime) newAsyncMethod(name unistring.String, length int, strict bool) (f *asyncMethodFuncObject) {
-	f = &asyncMethodFuncObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) newAsyncMethod(name String, length int, strict bool) (f *asyncMethodFuncObject) {
+	f, v := newFuncAlloc[asyncMethodFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) initArrowFunc(f *arrowFuncObject, strict bool) {
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+func (r *Runtime) initArrowFunc(f *arrowFuncObject, strict bool, v *Object) {
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, strict, v)
 	f.newTarget = r.vm.newTarget
 }
 
-func (r *Runtime) newArrowFunc(name unistring.String, length int, strict bool) (f *arrowFuncObject) {
-	f = &arrowFuncObject{}
-	r.initArrowFunc(f, strict)
+func (r *Runtime) newArrowFunc(name String, length int, strict bool) (f *arrowFuncObject) {
+	f, v := newFuncAlloc[arrowFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initArrowFunc(f, strict, v)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
-func (r *Runtime) newAsyncArrowFunc(name unistring.String, length int, strict bool) (f *asyncArrowFuncObject) {
-	f = &asyncArrowFuncObject{}
-	r.initArrowFunc(&f.arrowFuncObject, strict)
+func (r *Runtime) newAsyncArrowFunc(name String, length int, strict bool) (f *asyncArrowFuncObject) {
+	f, v := newFuncAlloc[asyncArrowFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initArrowFunc(&f.arrowFuncObject, strict, v)
 	f.class = classObject
 	f.prototype = r.getAsyncFunctionPrototype()
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.initName(name, intToValue(int64(length)))
 	return
 }
 
@@ -755,22 +768,21 @@ func (r *Runtime) newNativeFuncAndConstruct(v *Object, call func(call FunctionCa
 }
 
 func (r *Runtime) newNativeFunc(call func(FunctionCall) Value, name unistring.String, length int) *Object {
-	v := &Object{runtime: r}
-
-	f := &nativeFuncObject{
-		baseFuncObject: baseFuncObject{
-			baseObject: baseObject{
-				class:      classFunction,
-				val:        v,
-				extensible: true,
-				prototype:  r.getFunctionPrototype(),
-			},
-		},
-		f: call,
-	}
-	v.self = f
-	f.init(name, intToValue(int64(length)))
+	f, v := newFuncAlloc[nativeFuncObject](r) // codemode patch: the function and its Object in one allocation
+	r.initNativeFunc(f, v, call, stringValueFromRaw(name), length)
 	return v
+}
+
+// initNativeFunc makes f, with its Object v, the native function call
+// (codemode patch: newNativeFunc and methodProp allocate them).
+func (r *Runtime) initNativeFunc(f *nativeFuncObject, v *Object, call func(FunctionCall) Value, name String, length int) {
+	f.class = classFunction
+	f.val = v
+	f.extensible = true
+	f.prototype = r.getFunctionPrototype()
+	f.f = call
+	v.self = f
+	f.initName(name, intToValue(int64(length)))
 }
 
 func (r *Runtime) newWrappedFunc(value reflect.Value) *Object {
@@ -3238,8 +3250,20 @@ func (r *Runtime) InstanceOf(left Value, right *Object) (res bool) {
 	return instanceOfOperator(left, right)
 }
 
-func (r *Runtime) methodProp(f func(FunctionCall) Value, name unistring.String, nArgs int) Value {
-	return valueProp(r.newNativeFunc(f, name, nArgs), true, false, true)
+// methodProp is a built-in method's property (writable, configurable, not
+// enumerable). codemode patch: the function, its Object and the property
+// are one allocation, and the name a constant value (no allocation of its
+// own): templates make one for every built-in method a program reads.
+func (r *Runtime) methodProp(f func(FunctionCall) Value, name String, nArgs int) Value {
+	a := &struct {
+		f nativeFuncObject
+		o Object
+		p valueProperty
+	}{}
+	a.o.runtime = r
+	r.initNativeFunc(&a.f, &a.o, f, name, nArgs)
+	a.p.value, a.p.writable, a.p.configurable = &a.o, true, true
+	return &a.p
 }
 
 func (r *Runtime) getPrototypeFromCtor(newTarget, defCtor, defProto *Object) *Object {

@@ -2741,6 +2741,21 @@ func (_newObject) exec(vm *vm) {
 	vm.pc++
 }
 
+// newObjectSized is newObject for an object literal with n properties
+// (codemode patch): its property slice and name list are made with room
+// for them, once, instead of growing through 1, 2, 4 and 8.
+type newObjectSized uint32
+
+func (n newObjectSized) exec(vm *vm) {
+	o := vm.r.NewObject()
+	if b, ok := o.self.(*baseObject); ok {
+		b.propNames = make([]unistring.String, 0, n)
+		b.values.small = make([]propEntry, 0, n)
+	}
+	vm.push(o)
+	vm.pc++
+}
+
 type newArray uint32
 
 func (l newArray) exec(vm *vm) {
@@ -3962,16 +3977,17 @@ type newFuncInstruction interface {
 }
 
 type newFunc struct {
-	prg    *Program
-	name   unistring.String
-	source string
+	prg     *Program
+	name    unistring.String
+	nameVal String // codemode patch: name as a value, made once at compile time (not per function object)
+	source  string
 
 	length int
 	strict bool
 }
 
 func (n *newFunc) exec(vm *vm) {
-	obj := vm.r.newFunc(n.name, n.length, n.strict)
+	obj := vm.r.newFunc(n.nameVal, n.length, n.strict)
 	obj.prg = n.prg
 	obj.stash = vm.stash
 	obj.privEnv = vm.privEnv
@@ -3989,7 +4005,7 @@ type newAsyncFunc struct {
 }
 
 func (n *newAsyncFunc) exec(vm *vm) {
-	obj := vm.r.newAsyncFunc(n.name, n.length, n.strict)
+	obj := vm.r.newAsyncFunc(n.nameVal, n.length, n.strict)
 	obj.prg = n.prg
 	obj.stash = vm.stash
 	obj.privEnv = vm.privEnv
@@ -4003,7 +4019,7 @@ type newGeneratorFunc struct {
 }
 
 func (n *newGeneratorFunc) exec(vm *vm) {
-	obj := vm.r.newGeneratorFunc(n.name, n.length, n.strict)
+	obj := vm.r.newGeneratorFunc(n.nameVal, n.length, n.strict)
 	obj.prg = n.prg
 	obj.stash = vm.stash
 	obj.privEnv = vm.privEnv
@@ -4030,7 +4046,7 @@ func (n *newMethod) _exec(vm *vm, obj *methodFuncObject) {
 }
 
 func (n *newMethod) exec(vm *vm) {
-	n._exec(vm, vm.r.newMethod(n.name, n.length, n.strict))
+	n._exec(vm, vm.r.newMethod(n.nameVal, n.length, n.strict))
 }
 
 type newAsyncMethod struct {
@@ -4038,7 +4054,7 @@ type newAsyncMethod struct {
 }
 
 func (n *newAsyncMethod) exec(vm *vm) {
-	obj := vm.r.newAsyncMethod(n.name, n.length, n.strict)
+	obj := vm.r.newAsyncMethod(n.nameVal, n.length, n.strict)
 	n._exec(vm, &obj.methodFuncObject)
 }
 
@@ -4047,7 +4063,7 @@ type newGeneratorMethod struct {
 }
 
 func (n *newGeneratorMethod) exec(vm *vm) {
-	obj := vm.r.newGeneratorMethod(n.name, n.length, n.strict)
+	obj := vm.r.newGeneratorMethod(n.nameVal, n.length, n.strict)
 	n._exec(vm, &obj.methodFuncObject)
 }
 
@@ -4105,11 +4121,11 @@ func (n *newArrowFunc) _exec(vm *vm, obj *arrowFuncObject) {
 }
 
 func (n *newArrowFunc) exec(vm *vm) {
-	n._exec(vm, vm.r.newArrowFunc(n.name, n.length, n.strict))
+	n._exec(vm, vm.r.newArrowFunc(n.nameVal, n.length, n.strict))
 }
 
 func (n *newAsyncArrowFunc) exec(vm *vm) {
-	obj := vm.r.newAsyncArrowFunc(n.name, n.length, n.strict)
+	obj := vm.r.newAsyncArrowFunc(n.nameVal, n.length, n.strict)
 	n._exec(vm, &obj.arrowFuncObject)
 }
 

@@ -293,19 +293,19 @@ func (h *t262) sandbox(script string) (*vm, error) {
 		return nil, err
 	}
 	h.d.polyOnce.Do(func() {
-		needs, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(engine.PolyfillNeeds))
+		needs, err := v.entry(engine.EntryPolyfill)(goja.Undefined(), v.rt.ToValue(engine.PolyfillNeeds))
 		if err == nil {
 			h.d.polySkip = engine.PolyfillSkip(needs.String())
 		}
 	})
 	if names, _ := engine.Polyfills(script, h.d.polySkip); names != "" {
-		if _, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(names)); err != nil {
+		if _, err := v.entry(engine.EntryPolyfill)(goja.Undefined(), v.rt.ToValue(names)); err != nil {
 			return nil, fmt.Errorf("polyfill: %v", err)
 		}
 	}
 	// The web globals and Intl the script names, as Eval builds them.
 	if names, _ := engine.WebGlobals(script, 0); names != "" {
-		if _, err := v.web(goja.Undefined(), v.rt.ToValue(names)); err != nil {
+		if _, err := v.entry(engine.EntryGlue)(goja.Undefined(), v.rt.ToValue(names)); err != nil {
 			return nil, fmt.Errorf("web globals: %v", err)
 		}
 	}

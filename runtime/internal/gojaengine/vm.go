@@ -57,10 +57,11 @@ var lazyNames = []string{
 
 var lazyGlobals = goja.NewLazyGlobals(lazyNames...)
 
-// lazyBuild is a lazy global's builder, as the prelude registered it.
+// lazyBuild is a lazy global's builder, as the prelude registered it
+// (made callable when a program first touches the global: most never do).
 type lazyBuild struct {
 	name  string
-	build goja.Callable
+	build goja.Value
 }
 
 // buildGlobal builds a lazy global on its first touch: its builder's
@@ -70,9 +71,14 @@ func (v *vm) buildGlobal(name string) goja.Value {
 		if l.name != name {
 			continue
 		}
-		val, err := l.build(goja.Undefined(), v.rt.ToValue(name))
+		build, ok1 := goja.AssertFunction(l.build)
+		hide, ok2 := goja.AssertFunction(v.hide)
+		if !ok1 || !ok2 {
+			panic(v.rt.NewTypeError("lazy global " + name + ": the builder is not a function"))
+		}
+		val, err := build(goja.Undefined(), v.rt.ToValue(name))
 		if err == nil {
-			_, err = v.hide(goja.Undefined(), val)
+			_, err = hide(goja.Undefined(), val)
 		}
 		if err != nil {
 			panic(err) // an interrupt, or the builder's exception: the touching code's
@@ -83,17 +89,27 @@ func (v *vm) buildGlobal(name string) goja.Value {
 }
 
 // hostLazy is the native behind the glue's hostLazy(name, build, hide):
-// it takes the name if it is one of lazyNames.
+// it takes the name if it is one of lazyNames. (The functions are made
+// callable from Go only when a global is built: a goja.Callable costs two
+// allocations, and most runtimes build none.)
 func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
 	name := c.Argument(0).String()
-	build, ok1 := goja.AssertFunction(c.Argument(1))
-	hide, ok2 := goja.AssertFunction(c.Argument(2))
-	if !ok1 || !ok2 || !slices.Contains(lazyNames, name) {
+	build, hide := c.Argument(1), c.Argument(2)
+	if !isFunction(build) || !isFunction(hide) || !slices.Contains(lazyNames, name) {
 		return v.rt.ToValue(false)
 	}
 	v.hide = hide
+	if v.lazy == nil {
+		v.lazy = make([]lazyBuild, 0, len(lazyNames))
+	}
 	v.lazy = append(v.lazy, lazyBuild{name, build})
 	return v.rt.ToValue(true)
+}
+
+// isFunction is typeof f === "function", without making a goja.Callable.
+func isFunction(f goja.Value) bool {
+	o, ok := f.(*goja.Object)
+	return ok && o.ClassName() == "Function"
 }
 
 var (
@@ -110,14 +126,18 @@ func denySourceMapFiles(string) ([]byte, error) { return nil, errSourceMapFiles 
 // vm is one goja runtime with the prelude installed. It implements
 // engine.VM.
 type vm struct {
-	d   *driver
-	rt  *goja.Runtime
-	fns [engine.EntryGlue]goja.Callable
-	cfg engine.VMConfig
+	d  *driver
+	rt *goja.Runtime
+	// The prelude's entry points, and each made callable from Go on
+	// first use (entry): a goja.Callable costs two allocations, and a
+	// run uses one or two of them.
+	// After them, the glue's: webScript(names) (the web globals, web.go),
+	// refuse and typedSource (checkSizes).
+	entries [engine.EntryGlue + 3]goja.Value
+	fns     [engine.EntryGlue + 3]goja.Callable
+	cfg     engine.VMConfig
 
-	// The web globals (web.go): the glue's webScript(names), and those
-	// built in this realm (engine.WebGlobals).
-	web    goja.Callable
+	// The web globals built in this realm (engine.WebGlobals; web.go).
 	webSet uint32
 
 	// The run in progress, between Begin and End.
@@ -135,9 +155,9 @@ type vm struct {
 	window     window            // persistent: runs since retained was last measured
 	frames     []goja.StackFrame // scratch for callLine
 
-	lazy    []lazyBuild   // the lazy globals' builders (buildGlobal)
-	hide    goja.Callable // the prelude's hide
-	refusal goja.Value    // the run's rejected promise for calls past its limit (Run.Refused)
+	lazy    []lazyBuild // the lazy globals' builders (buildGlobal)
+	hide    goja.Value  // the prelude's hide
+	refusal goja.Value  // the run's rejected promise for calls past its limit (Run.Refused)
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -229,15 +249,12 @@ func (d *driver) newVM() (*vm, error) {
 		return nil, fmt.Errorf("goja engine: running the prelude: %w", err)
 	}
 	eo := entries.ToObject(rt)
-	for k := range v.fns {
-		if v.fns[k], ok = goja.AssertFunction(eo.Get(strconv.Itoa(k))); !ok {
+	for k := range v.entries {
+		if v.entries[k] = eo.Get(strconv.Itoa(k)); !isFunction(v.entries[k]) {
 			return nil, fmt.Errorf("goja engine: prelude entry %d is not a function", k)
 		}
 	}
-	if v.web, ok = goja.AssertFunction(eo.Get(strconv.Itoa(engine.EntryGlue))); !ok {
-		return nil, errors.New("goja engine: the glue's webScript is not a function")
-	}
-	if err := v.checkSizes(eo); err != nil {
+	if err := v.checkSizes(); err != nil {
 		return nil, err
 	}
 	if err := v.gateEval(); err != nil {
@@ -247,6 +264,18 @@ func (d *driver) newVM() (*vm, error) {
 		return nil, fmt.Errorf("goja engine: warming the runtime: %w", err)
 	}
 	return v, nil
+}
+
+// entry returns the prelude's entry point k as a goja.Callable.
+func (v *vm) entry(k int) goja.Callable {
+	if v.fns[k] == nil {
+		f, ok := goja.AssertFunction(v.entries[k])
+		if !ok { // newVM checked
+			panic(fmt.Sprintf("goja engine: prelude entry %d is not a function", k))
+		}
+		v.fns[k] = f
+	}
+	return v.fns[k]
 }
 
 // call is the native behind every binding: it starts the nested call and
@@ -263,7 +292,7 @@ func (v *vm) call(c goja.FunctionCall) goja.Value {
 		// the first refused call, serves every refused call of the run;
 		// nothing is made per call.
 		if v.refusal == nil {
-			obj, err := v.fns[engine.EntryBindingError](goja.Undefined(), v.rt.ToValue(string(e.Code)), v.rt.ToValue(e.Error()), goja.Undefined())
+			obj, err := v.entry(engine.EntryBindingError)(goja.Undefined(), v.rt.ToValue(string(e.Code)), v.rt.ToValue(e.Error()), goja.Undefined())
 			if err != nil {
 				panic(err)
 			}
@@ -357,7 +386,7 @@ func (v *vm) Eval(script, name string) error {
 	}
 	v.d.polyOnce.Do(func() {
 		// Once per engine, in a realm no program has run in yet.
-		needs, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(engine.PolyfillNeeds))
+		needs, err := v.entry(engine.EntryPolyfill)(goja.Undefined(), v.rt.ToValue(engine.PolyfillNeeds))
 		if err == nil {
 			v.d.polySkip = engine.PolyfillSkip(needs.String())
 		}
@@ -365,7 +394,7 @@ func (v *vm) Eval(script, name string) error {
 	if names, set := engine.Polyfills(script, v.polyfilled|v.d.polySkip); names != "" {
 		v.polyfilled = set
 		v.w.enterJS()
-		_, err := v.fns[engine.EntryPolyfill](goja.Undefined(), v.rt.ToValue(names))
+		_, err := v.entry(engine.EntryPolyfill)(goja.Undefined(), v.rt.ToValue(names))
 		v.w.leaveJS()
 		if err != nil {
 			return v.vmError(err)
@@ -416,7 +445,7 @@ func (v *vm) done(ok bool, val goja.Value) error {
 		val = goja.Undefined()
 	}
 	v.w.enterJS()
-	s, err := v.fns[engine.EntryOutcome](goja.Undefined(), v.rt.ToValue(ok), val)
+	s, err := v.entry(engine.EntryOutcome)(goja.Undefined(), v.rt.ToValue(ok), val)
 	v.w.leaveJS()
 	if err != nil {
 		return v.vmError(err)
@@ -468,7 +497,7 @@ func (v *vm) reject(rv resolvers, e *errs.Error) error {
 			}
 		}
 	}
-	obj, err := v.fns[engine.EntryBindingError](goja.Undefined(), v.rt.ToValue(string(e.Code)), v.rt.ToValue(e.Error()), info)
+	obj, err := v.entry(engine.EntryBindingError)(goja.Undefined(), v.rt.ToValue(string(e.Code)), v.rt.ToValue(e.Error()), info)
 	if err != nil {
 		return err
 	}
@@ -556,7 +585,7 @@ func (v *vm) vmError(err error) error {
 
 // describe turns an exception value into a Thrown, through the prelude.
 func (v *vm) describe(exc goja.Value) error {
-	s, err := v.fns[engine.EntryDescribe](goja.Undefined(), exc)
+	s, err := v.entry(engine.EntryDescribe)(goja.Undefined(), exc)
 	if err != nil {
 		var ex *goja.Exception
 		if errors.As(err, &ex) {
@@ -709,12 +738,7 @@ func (v *vm) callLine(j *engine.Job) int {
 // array-like reads the glue's snapshot of it (typedSource). No JavaScript
 // wrapper stands in front of these built-ins: their length, name,
 // receiver and steps are goja's own.
-func (v *vm) checkSizes(eo *goja.Object) error {
-	refuse, ok1 := goja.AssertFunction(eo.Get(strconv.Itoa(engine.EntryGlue + 1)))
-	source, ok2 := goja.AssertFunction(eo.Get(strconv.Itoa(engine.EntryGlue + 2)))
-	if !ok1 || !ok2 {
-		return errors.New("goja engine: the glue's refuse or typedSource is not a function")
-	}
+func (v *vm) checkSizes() error {
 	rt := v.rt
 	// The glue's guard of Array.prototype.values (glue.js) is the
 	// built-in for a dense array: goja's fast paths may take it as such.
@@ -732,14 +756,14 @@ func (v *vm) checkSizes(eo *goja.Object) error {
 	}
 	rt.SetSizeCheck(func(what string, bytes float64, buffer bool) {
 		if msg := v.reserve(what, bytes, buffer); msg != "" {
-			if _, err := refuse(goja.Undefined(), rt.ToValue(msg)); err != nil {
+			if _, err := v.entry(engine.EntryGlue+1)(goja.Undefined(), rt.ToValue(msg)); err != nil { // the glue's refuse
 				throw(err)
 			}
 			panic(rt.NewTypeError(msg)) // refuse always throws
 		}
 	})
 	rt.SetTypedArraySource(func(what string, bytesPer int, arg *goja.Object) *goja.Object {
-		val, err := source(goja.Undefined(), arg, rt.ToValue(bytesPer), rt.ToValue(what))
+		val, err := v.entry(engine.EntryGlue+2)(goja.Undefined(), arg, rt.ToValue(bytesPer), rt.ToValue(what)) // the glue's typedSource
 		if err != nil {
 			throw(err)
 		}

@@ -17,7 +17,7 @@ func (v *vm) webGlobals(script string) error {
 	}
 	v.webSet = set
 	v.w.enterJS()
-	_, err := v.web(goja.Undefined(), v.rt.ToValue(names))
+	_, err := v.entry(engine.EntryGlue)(goja.Undefined(), v.rt.ToValue(names))
 	v.w.leaveJS()
 	if err != nil {
 		return v.vmError(err)
