@@ -190,8 +190,17 @@ func (r *Run) Log(level, text string) {
 	}
 }
 
-// Refused is the first step of a nested call: past the run's limit
-// (Job.MaxCalls) it returns the SUBCALL_LIMIT error the call is refused
+// AtLimit reports whether Refused would refuse a call made now, without
+// counting it: an engine that reads a call's name only for the first
+// refusal's message asks this first.
+func (r *Run) AtLimit() bool {
+	m := r.job.MaxCalls
+	return m > 0 && r.nextID >= m && r.job.Call != nil
+}
+
+// Refused is the first step of a nested call, before its arguments are
+// serialised (a refused call reads none of them: no toJSON, no getter,
+// no INVALID_ARGUMENTS): past the run's limit (Job.MaxCalls) it returns the SUBCALL_LIMIT error the call is refused
 // with, at once, with no id, nothing queued and nothing allocated (one
 // error value serves every refused call of the run, and the engines
 // answer them all with one rejected promise); otherwise nil, and
@@ -199,10 +208,10 @@ func (r *Run) Log(level, text string) {
 // calls after the limit is stopped, as Call does. name may be "" (an
 // engine that does not read it past the first refusal).
 func (r *Run) Refused(name string) *errs.Error {
-	m := r.job.MaxCalls
-	if m <= 0 || r.nextID < m || r.job.Call == nil {
+	if !r.AtLimit() {
 		return nil
 	}
+	m := r.job.MaxCalls
 	r.refused++
 	if r.refusal == nil {
 		r.refusal = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s; every later call is refused too)", m, r.nextID+1, name)
