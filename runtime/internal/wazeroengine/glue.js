@@ -33,21 +33,32 @@ function consoleNative() {
   return { log: native("Nlog"), info: native("Ninfo"), warn: native("Nwarn"), error: native("Nerror"), debug: native("Ndebug") };
 }
 // refused(name) is a nested call's first step, before its arguments are
-// read (vm.hostRefused): 1 if the call may go on; past the run's limit
-// (counted as Run.Refused counts it) the message of the run's
-// SUBCALL_LIMIT refusal the first time, undefined once the glue has it
-// (nothing read, nothing made).
+// read (vm.hostRefused). Until the run's first refusal: undefined if the
+// call may go on (nothing made), else the message of the run's
+// SUBCALL_LIMIT refusal. Afterwards (every later call of the run is past
+// the limit too): undefined when this one is refused, as Run.Refused
+// counts it (nothing read, nothing made), 1 when the run has ended.
 var refused = native("Nrefused");
 function hostRefusal(name) {
   var m = refused(name);
-  if (m === 1) return undefined;
+  if (refusal !== null) return m === undefined ? refusal : undefined;
+  if (m === undefined) return undefined;
   // Past the limit: one promise, rejected with one Error, serves every
   // refused call of the run.
-  if (typeof m === "string") refusal = rejected(bindingError("SUBCALL_LIMIT", m));
+  refusal = rejected(bindingError("SUBCALL_LIMIT", m));
   return refusal;
 }
+// callKeys[name] is "C" + JSON name + "\n", made once per name (QuickJS's
+// JSON.stringify of a short string costs ~2.5 µs here).
+var callKeys = { __proto__: null }, callKeyCount = 0;
 function hostCall(name, json) {
-  var id = native("C" + jsonStringify(name) + "\n" + json);
+  var key = callKeys[name];
+  if (key === undefined) {
+    if (callKeyCount >= 1024) { callKeys = { __proto__: null }; callKeyCount = 0; } // names a program invented
+    key = callKeys[name] = "C" + jsonStringify(name) + "\n";
+    callKeyCount++;
+  }
+  var id = native(key + json);
   if (id === undefined) return undefined;
   if (id === -2 || typeof id === "string") {
     // Past the limit (the serialisation of the arguments made calls that

@@ -613,11 +613,13 @@ func formatBytes(n int64) string {
 }
 
 // hostRefused is the glue's refused(name), a nested call's first step,
-// before the binding reads its arguments: past the run's limit (counted
-// by Run.Refused) the refusal's message the first time in the run, and
-// undefined afterwards, when the glue has made its rejected promise (no
-// value made, the name not read); else 1 (the glue then serialises the
-// arguments and asks with "C").
+// before the binding reads its arguments. Past the run's limit (counted
+// by Run.Refused): the refusal's message the first time in the run, and
+// undefined afterwards, when the glue has made its rejected promise (the
+// name not read, no value made). Otherwise the call goes on (the glue
+// then serialises the arguments and asks with "C"): undefined, or 1
+// once the glue has a refusal (the run has ended, and a binding kept by
+// the program was called).
 func (v *vm) hostRefused(c quickjs.Context, argc, argv uint32) quickjs.Value {
 	if r := v.run; r != nil && c == v.ctx && r.AtLimit() {
 		name := ""
@@ -638,6 +640,9 @@ func (v *vm) hostRefused(c quickjs.Context, argc, argv uint32) quickjs.Value {
 			}
 			return val
 		}
+	}
+	if v.refusal == nil {
+		return 0
 	}
 	val, err := v.inst.NewFloat64(c, 1)
 	if err != nil {
