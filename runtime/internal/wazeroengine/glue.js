@@ -103,7 +103,7 @@ function hostClearTimer(id) {
 // cache (the tool names, and so what get answers, may change between the
 // runs of a persistent environment). (tools.js calls makeTools before
 // this file runs: these vars have no initialiser, which would reset them.)
-var toolsTarget, toolsMiss, toolsCached;
+var toolsTarget, toolsMiss, toolsCached, toolsCachedFns;
 function makeTools(traps) {
   var get = traps.get, handler = { __proto__: null };
   keysOf(traps).forEach(function (k) { if (k !== "get") handler[k] = traps[k]; });
@@ -112,9 +112,9 @@ function makeTools(traps) {
     var v = get(t, k);
     if (typeof k === "string" && v !== undefined && toolFns[k] === v) {
       var cache = getProto(toolsTarget);
-      if (toolsCached >= 1024) { // names a program invented
-        cache = newToolsCache();
-      }
+      // Names a program invented, or tools.js's own bindings forgotten
+      // (toolFns replaced): what is cached is what toolFn now gives.
+      if (toolsCached >= 1024 || toolsCachedFns !== toolFns) cache = newToolsCache();
       defineProperty(cache, k, { value: v, writable: false, enumerable: false, configurable: true });
       toolsCached++;
     }
@@ -128,6 +128,7 @@ function newToolsCache() {
   var cache = { __proto__: toolsMiss };
   setProto(toolsTarget, cache);
   toolsCached = 0;
+  toolsCachedFns = toolFns;
   return cache;
 }
 // The wasm memory is capped exactly; these checks only make a built-in
