@@ -14,6 +14,10 @@ import (
 // modules leave to it:
 //
 //	hostLog(level, text)         a console line, to Run.Log
+//	hostRefusal(name)            a nested call's first step, before its
+//	                             arguments are read (Run.Refused): the
+//	                             run's rejected promise past its limit,
+//	                             else undefined
 //	hostCall(name, json)         a nested call, to Run.Call: its promise,
 //	                             or undefined when the run has ended
 //	hostTools()                  the run's tool names, when begin had none

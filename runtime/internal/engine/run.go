@@ -65,7 +65,8 @@ type Run struct {
 
 	// The scheduler; the VM goroutine's alone.
 	maxInFlight int
-	nextID      int
+	nextID      int         // the last id given to a call or a timer
+	calls       int         // the nested calls Call started (timers are not counted)
 	refused     int         // calls Refused turned away, past MaxCalls
 	refusal     *errs.Error // their error, made once
 	held        *call
@@ -190,8 +191,17 @@ func (r *Run) Log(level, text string) {
 	}
 }
 
-// Refused is the first step of a nested call: past the run's limit
-// (Job.MaxCalls) it returns the SUBCALL_LIMIT error the call is refused
+// AtLimit reports whether Refused would refuse a call made now, without
+// counting it: an engine that reads a call's name only for the first
+// refusal's message asks this first.
+func (r *Run) AtLimit() bool {
+	m := r.job.MaxCalls
+	return m > 0 && r.calls >= m && r.job.Call != nil
+}
+
+// Refused is the first step of a nested call, before its arguments are
+// serialised (a refused call reads none of them: no toJSON, no getter,
+// no INVALID_ARGUMENTS): past the run's limit (Job.MaxCalls) it returns the SUBCALL_LIMIT error the call is refused
 // with, at once, with no id, nothing queued and nothing allocated (one
 // error value serves every refused call of the run, and the engines
 // answer them all with one rejected promise); otherwise nil, and
@@ -199,16 +209,16 @@ func (r *Run) Log(level, text string) {
 // calls after the limit is stopped, as Call does. name may be "" (an
 // engine that does not read it past the first refusal).
 func (r *Run) Refused(name string) *errs.Error {
-	m := r.job.MaxCalls
-	if m <= 0 || r.nextID < m || r.job.Call == nil {
+	if !r.AtLimit() {
 		return nil
 	}
+	m := r.job.MaxCalls
 	r.refused++
 	if r.refusal == nil {
-		r.refusal = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s; every later call is refused too)", m, r.nextID+1, name)
+		r.refusal = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s; every later call is refused too)", m, r.calls+1, name)
 	}
 	if more := max(m, 1000); r.refused == more+1 {
-		at := fmt.Sprintf("call %d", r.nextID+r.refused)
+		at := fmt.Sprintf("call %d", r.calls+r.refused)
 		if name != "" {
 			at += " (" + name + ")"
 		}
@@ -223,20 +233,21 @@ func (r *Run) Refused(name string) *errs.Error {
 // call's context (WithCallLine), for an approval prompt to show.
 func (r *Run) Call(name string, args json.RawMessage, line int) int {
 	r.nextID++
+	r.calls++
 	c := &call{id: r.nextID, name: name, args: args, line: line}
 	if r.job.Call == nil {
 		c.err = errs.Errorf(errs.CodeUnknownTool, "no tools are bound in this run (tools[%q])", name)
 		r.ready = append(r.ready, c)
 		return c.id
 	}
-	if m := r.job.MaxCalls; m > 0 && c.id > m {
+	if m := r.job.MaxCalls; m > 0 && r.calls > m {
 		// The runtime's wording (its recorder makes the same check). The
 		// rejection is catchable; a program that goes on calling as many
 		// times again (at least 1,000) is stopped with the same code.
-		c.err = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", m, c.id, name)
+		c.err = errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run (call %d was %s)", m, r.calls, name)
 		r.ready = append(r.ready, c)
-		if more := max(m, 1000); c.id > m+more {
-			r.Kill(errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run, and the program made %d more after they were refused; it was stopped at call %d (%s)", m, more, c.id, name))
+		if more := max(m, 1000); r.calls > m+more {
+			r.Kill(errs.Errorf(errs.CodeSubcallLimit, "nested call limit reached: at most %d calls per run, and the program made %d more after they were refused; it was stopped at call %d (%s)", m, more, r.calls, name))
 		}
 		return c.id
 	}

@@ -302,6 +302,32 @@ var specialTests = []struct {
 			t.Errorf("fresh environment sees %s, want \"undefined\"", o.Value)
 		}
 	}},
+	{"a persistent environment's tools follow each run's list", func(t *testing.T, eng engine.Engine) {
+		// What tools answers for a name (a binding, Object.prototype's
+		// member, undefined) is the run's: a name an earlier run read is
+		// not kept into a run whose list differs.
+		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		const code = "const c = tools.constructor, p = tools.__proto__, h = tools.hasOwnProperty\n" +
+			"return [c === Object, typeof c, p === null, typeof p, h === Object.prototype.hasOwnProperty, Object.keys(tools).includes('constructor'), tools.echo === tools.echo, typeof tools.then]"
+		listed := &FakeTools{Listed: []string{"constructor", "__proto__", "hasOwnProperty"}, barDone: make(chan struct{})}
+		for i, run := range []struct {
+			ft   *FakeTools
+			want string
+		}{
+			{NewFakeTools(), `[true,"function",true,"object",true,false,true,"undefined"]`},
+			{listed, `[false,"function",false,"function",false,true,true,"undefined"]`},
+			{NewFakeTools(), `[true,"function",true,"object",true,false,true,"undefined"]`},
+			{listed, `[false,"function",false,"function",false,true,true,"undefined"]`},
+		} {
+			if o := Exec(t, eng, code, ExecOptions{Env: env, Tools: run.ft}); o.Err != nil || string(o.Value) != run.want {
+				t.Errorf("run %d: got %s, %v; want %s", i+1, o.Value, o.Err, run.want)
+			}
+		}
+	}},
 	{"persistent environment survives a timeout", func(t *testing.T, eng engine.Engine) {
 		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
 		if err != nil {

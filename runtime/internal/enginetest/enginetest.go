@@ -346,6 +346,9 @@ func Exec(t testing.TB, eng engine.Engine, code string, opts ExecOptions) *Outco
 type FakeTools struct {
 	Limit   int64 // if zero, 1000
 	Barrier int64 // if zero, 2
+	// Listed are names Names lists besides the tools above (they reject
+	// with UNKNOWN_TOOL when called): a run whose list has them.
+	Listed []string
 
 	calls    atomic.Int64
 	logs     atomic.Int64
@@ -369,7 +372,7 @@ func NewFakeTools() *FakeTools {
 
 // Names is the tool list bound as Job.Tools.
 func (f *FakeTools) Names() []string {
-	return []string{"barrier", "echo", "fail", "mcp__fake__ticker", "my-tool.v2", "noop", "seen", "slow"}
+	return append([]string{"barrier", "echo", "fail", "mcp__fake__ticker", "my-tool.v2", "noop", "seen", "slow"}, f.Listed...)
 }
 
 // Calls is the number of calls made so far.

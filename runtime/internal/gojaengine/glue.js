@@ -1,6 +1,6 @@
 // glue.js (goja): the natives are Go functions, passed as
 // native = [emit(level, text), reserve(what, bytes, buffer),
-// (unused), call(name, json) → promise,
+// refusal(name) → the run's refusal past its limit, call(name, json) → promise,
 // tools() → the run's tool names, makeTools(traps) → the global tools,
 // service(op, arg) → the web and Intl host functions' answer,
 // hostLazy(name, build, hide) → whether the runtime builds the global lazily,
@@ -15,7 +15,7 @@
 // in JavaScript, where a deadline or a memory kill can interrupt it; goja
 // iterating natively (an array iterator over a sparse array, say) cannot
 // be interrupted.
-var hostLog = native[0], reserve = native[1], hostCall = native[3], hostTools = native[4];
+var hostLog = native[0], reserve = native[1], hostRefusal = native[2], hostCall = native[3], hostTools = native[4];
 var hostTimer = native[6], hostClearTimer = native[7]; // timers.js
 function hostService(op, arg) { return native[8](op, arg); }
 // hostLazy(name, build): the runtime builds the global named on first

@@ -196,8 +196,8 @@ func (d *driver) newVM() (*vm, error) {
 		func(c goja.FunctionCall) goja.Value { // reserve(what, bytes, buffer)
 			return rt.ToValue(v.reserve(c.Argument(0).String(), c.Argument(1).ToFloat(), c.Argument(2).ToBoolean()))
 		},
-		nil,    // (was join: goja's own join checks its size, sizecheck.go)
-		v.call, // call(name, json)
+		v.refusalOf, // refusal(name)
+		v.call,      // call(name, json)
 		func(goja.FunctionCall) goja.Value { // tools(): the run's tool names
 			if v.names == nil {
 				names := []string(nil)
@@ -278,9 +278,44 @@ func (v *vm) entry(k int) goja.Callable {
 	return v.fns[k]
 }
 
+// refusalOf is the native behind a binding's first step (the glue's
+// hostRefusal), before the binding reads its arguments: past the run's
+// limit (Run.Refused) the run's rejected promise, else undefined.
+func (v *vm) refusalOf(c goja.FunctionCall) goja.Value {
+	r := v.run
+	if r == nil {
+		return goja.Undefined()
+	}
+	if e := r.Refused(c.Argument(0).String()); e != nil {
+		return v.refused(e)
+	}
+	return goja.Undefined()
+}
+
+// refused is the promise a call past the limit returns: one promise,
+// rejected with one Error, made at the first refused call, serves every
+// refused call of the run; nothing is made per call.
+func (v *vm) refused(e *errs.Error) goja.Value {
+	if v.refusal == nil {
+		obj, err := v.entry(engine.EntryBindingError)(goja.Undefined(), v.rt.ToValue(string(e.Code)), v.rt.ToValue(e.Error()), goja.Undefined())
+		if err != nil {
+			panic(err)
+		}
+		p, _, reject := v.rt.NewPromise()
+		if err := reject(obj); err != nil {
+			panic(err)
+		}
+		v.refusal = v.rt.ToValue(p)
+	}
+	return v.refusal
+}
+
 // call is the native behind every binding: it starts the nested call and
 // returns the promise Settle will settle, or undefined when no run is in
-// progress (a binding kept by a program and called after its run).
+// progress (a binding kept by a program and called after its run). The
+// binding asked refusalOf first; a call is refused here only when its
+// arguments' serialisation made calls (a toJSON that calls a tool) that
+// reached the limit.
 func (v *vm) call(c goja.FunctionCall) goja.Value {
 	r := v.run
 	if r == nil {
@@ -288,21 +323,7 @@ func (v *vm) call(c goja.FunctionCall) goja.Value {
 	}
 	name := c.Argument(0).String()
 	if e := r.Refused(name); e != nil {
-		// Past the limit: one promise, rejected with one Error, made at
-		// the first refused call, serves every refused call of the run;
-		// nothing is made per call.
-		if v.refusal == nil {
-			obj, err := v.entry(engine.EntryBindingError)(goja.Undefined(), v.rt.ToValue(string(e.Code)), v.rt.ToValue(e.Error()), goja.Undefined())
-			if err != nil {
-				panic(err)
-			}
-			p, _, reject := v.rt.NewPromise()
-			if err := reject(obj); err != nil {
-				panic(err)
-			}
-			v.refusal = v.rt.ToValue(p)
-		}
-		return v.refusal
+		return v.refused(e)
 	}
 	p, resolve, reject := v.rt.NewPromise()
 	args := c.Argument(1).String()

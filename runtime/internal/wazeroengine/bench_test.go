@@ -194,3 +194,32 @@ func TestIdleMemory(t *testing.T) {
 		n, opts.CompactAfter, took.Round(time.Millisecond), per(before.RSS, after.RSS), per(before.PSS, after.PSS), per(before.Anon, after.Anon), per(before.HeapLive, after.HeapLive), per(before.GoHeld, after.GoHeld), per(before.PTE, after.PTE),
 		float64(after.Maps-before.Maps)/float64(n), after.RSS>>20, after.PSS>>20, after.Maps)
 }
+
+// BenchmarkNestedCall measures one nested call awaited alone, in a
+// persistent environment: a program of 100 sequential calls of a tool
+// that answers at once, per call (the run's fixed cost included, 1/100
+// of it):
+//
+//	go test -run '^$' -bench BenchmarkNestedCall -benchmem ./runtime/internal/wazeroengine/
+func BenchmarkNestedCall(b *testing.B) {
+	engines := benchEngines(b)
+	for _, name := range []string{"wazero", "goja"} {
+		b.Run(name, func(b *testing.B) {
+			env, err := engines[name].NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer env.Close()
+			const calls = 100
+			job := &engine.Job{Script: script("let s = 0\nfor (let i = 0; i < 100; i++) s += (await tools.echo({a: 1})).a\nreturn s"), Name: "program.js", LineOffset: 1, Tools: []string{"echo"}, Call: echo}
+			b.ReportAllocs()
+			for b.Loop() {
+				job.Deadline = time.Now().Add(10 * time.Second)
+				if res := env.Run(context.Background(), job); res.Err != nil || string(res.Value) != "100" {
+					b.Fatalf("got %s, %v", res.Value, res.Err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
+		})
+	}
+}

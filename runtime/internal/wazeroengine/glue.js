@@ -6,7 +6,8 @@
 //   "C" + JSON name + "\n" + JSON arguments  a nested call: returns its id,
 //                                            undefined after the run, or
 //                                            the message of a SUBCALL_LIMIT
-//                                            refusal past the limit
+//                                            refusal past the limit (-2
+//                                            when the glue has it)
 //   "N" + name                               at setup: a host function of
 //                                            its own (console's log, info,
 //                                            warn, error, debug; refused)
@@ -31,18 +32,37 @@ function hostLog(level, text) { if (native(logOps[level] + text) === 1) logSpent
 function consoleNative() {
   return { log: native("Nlog"), info: native("Ninfo"), warn: native("Nwarn"), error: native("Nerror"), debug: native("Ndebug") };
 }
-// refused() counts a nested call made after one was refused past the
-// limit, and answers undefined if it is refused too (vm.hostRefused).
+// refused(name) is a nested call's first step, before its arguments are
+// read (vm.hostRefused). Until the run's first refusal: undefined if the
+// call may go on (nothing made), else the message of the run's
+// SUBCALL_LIMIT refusal. Afterwards (every later call of the run is past
+// the limit too): undefined when this one is refused, as Run.Refused
+// counts it (nothing read, nothing made), 1 when the run has ended.
 var refused = native("Nrefused");
+function hostRefusal(name) {
+  var m = refused(name);
+  if (refusal !== null) return m === undefined ? refusal : undefined;
+  if (m === undefined) return undefined;
+  // Past the limit: one promise, rejected with one Error, serves every
+  // refused call of the run.
+  refusal = rejected(bindingError("SUBCALL_LIMIT", m));
+  return refusal;
+}
+// callKeys[name] is "C" + JSON name + "\n", made once per name (QuickJS's
+// JSON.stringify of a short string costs ~2.5 µs here).
+var callKeys = { __proto__: null }, callKeyCount = 0;
 function hostCall(name, json) {
-  // Once a call was refused past the limit, so is every later one:
-  // refused() only counts it (nothing crosses, nothing is made).
-  if (refusal !== null && refused() === undefined) return refusal;
-  var id = native("C" + jsonStringify(name) + "\n" + json);
+  var key = callKeys[name];
+  if (key === undefined) {
+    if (callKeyCount >= 1024) { callKeys = { __proto__: null }; callKeyCount = 0; } // names a program invented
+    key = callKeys[name] = "C" + jsonStringify(name) + "\n";
+    callKeyCount++;
+  }
+  var id = native(key + json);
   if (id === undefined) return undefined;
   if (id === -2 || typeof id === "string") {
-    // Past the limit: one promise, rejected with one Error, serves every
-    // refused call of the run.
+    // Past the limit (the serialisation of the arguments made calls that
+    // reached it).
     if (typeof id === "string") refusal = rejected(bindingError("SUBCALL_LIMIT", id));
     return refusal;
   }
@@ -69,7 +89,48 @@ function hostClearTimer(id) {
   ReflectApply(mapDelete, pending, [h]);
   native("X" + h);
 }
-function makeTools(traps) { return new ProxyCtor({}, traps); }
+// tools is a Proxy with every trap of tools.js but get, over toolsTarget,
+// whose prototype is the run's cache of bindings (toolsCache: a binding
+// the get trap returned, as an own property, once read in the run), whose
+// prototype is a Proxy with the get trap (toolsMiss: names not read yet,
+// then, toJSON, Object.prototype's names, symbols). Reading a binding the
+// run has read before is then an ordinary property lookup, not a call of
+// the trap (1.3 µs, most of a refused call's cost). Only the get trap's
+// bindings are kept (what it answers for Object.prototype's names follows
+// Object.prototype as it is now), and getPrototypeOf answers
+// Object.prototype, as for the Proxy over {} that tools was: a program
+// sees neither object behind it. beginJSON starts each run with an empty
+// cache (the tool names, and so what get answers, may change between the
+// runs of a persistent environment). (tools.js calls makeTools before
+// this file runs: these vars have no initialiser, which would reset them.)
+var toolsTarget, toolsMiss, toolsCached, toolsCachedFns;
+function makeTools(traps) {
+  var get = traps.get, handler = { __proto__: null };
+  keysOf(traps).forEach(function (k) { if (k !== "get") handler[k] = traps[k]; });
+  handler.getPrototypeOf = function () { return objectProto; };
+  toolsMiss = new ProxyCtor({}, { __proto__: null, get: function (t, k) {
+    var v = get(t, k);
+    if (typeof k === "string" && v !== undefined && toolFns[k] === v) {
+      var cache = getProto(toolsTarget);
+      // Names a program invented, or tools.js's own bindings forgotten
+      // (toolFns replaced): what is cached is what toolFn now gives.
+      if (toolsCached >= 1024 || toolsCachedFns !== toolFns) cache = newToolsCache();
+      defineProperty(cache, k, { value: v, writable: false, enumerable: false, configurable: true });
+      toolsCached++;
+    }
+    return v;
+  } });
+  toolsTarget = { __proto__: null };
+  newToolsCache();
+  return new ProxyCtor(toolsTarget, handler);
+}
+function newToolsCache() {
+  var cache = { __proto__: toolsMiss };
+  setProto(toolsTarget, cache);
+  toolsCached = 0;
+  toolsCachedFns = toolFns;
+  return cache;
+}
 // The wasm memory is capped exactly; these checks only make a built-in
 // that loops in C over a huge length fail at once rather than at the cap
 // (QuickJS polls its interrupt handler only between bytecodes).
@@ -280,6 +341,7 @@ var glueEntries = [
     timerIds = new MapCtor();
     logSpent = false;
     refusal = null;
+    newToolsCache();
     begin(c.tools, c.limit);
   },
   // watch(value): report how the program's promise settles (a value that

@@ -71,7 +71,7 @@ type vm struct {
 
 	polyfilled  uint32      // the es.js features installed in ctx (engine.Polyfills)
 	run         *engine.Run // the run in progress; the host hooks report to it
-	refusal     *errs.Error // the run's SUBCALL_LIMIT refusal, once the glue has its message
+	refusal     *errs.Error // the run's SUBCALL_LIMIT refusal, once the glue has its message (nil at Begin)
 	interrupted atomic.Bool
 }
 
@@ -291,7 +291,7 @@ func (v *vm) Begin(r *engine.Run) error {
 	v.idleMu.Lock()
 	v.inRun = true
 	v.idleMu.Unlock()
-	v.run = r
+	v.run, v.refusal = r, nil
 	v.programs++
 	v.inst.ResetRefused()
 	names := r.Job().Tools
@@ -612,15 +612,37 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// hostRefused is the glue's refused(), called for a nested call once an
-// earlier one of the run was refused past the limit: undefined (no value
-// made, nothing read) when this one is refused too, as Run.Refused
-// counts it, else 1 (the glue then asks with "C").
-func (v *vm) hostRefused(c quickjs.Context) quickjs.Value {
-	if r := v.run; r != nil && c == v.ctx && v.refusal != nil {
-		if e := r.Refused(""); e != nil && e == v.refusal {
-			return 0
+// hostRefused is the glue's refused(name), a nested call's first step,
+// before the binding reads its arguments. Past the run's limit (counted
+// by Run.Refused): the refusal's message the first time in the run, and
+// undefined afterwards, when the glue has made its rejected promise (the
+// name not read, no value made). Otherwise the call goes on (the glue
+// then serialises the arguments and asks with "C"): undefined, or 1
+// once the glue has a refusal (the run has ended, and a binding kept by
+// the program was called).
+func (v *vm) hostRefused(c quickjs.Context, argc, argv uint32) quickjs.Value {
+	if r := v.run; r != nil && c == v.ctx && r.AtLimit() {
+		name := ""
+		if v.refusal == nil && argc > 0 {
+			// The run's first refusal: its message names the call.
+			if a, err := v.inst.Arg(argv, 0); err == nil {
+				name, _ = v.inst.GetString(c, a)
+			}
 		}
+		if e := r.Refused(name); e != nil {
+			if e == v.refusal {
+				return 0
+			}
+			v.refusal = e
+			val, err := v.inst.NewString(c, e.Message)
+			if err != nil {
+				return 0
+			}
+			return val
+		}
+	}
+	if v.refusal == nil {
+		return 0
 	}
 	val, err := v.inst.NewFloat64(c, 1)
 	if err != nil {
@@ -713,7 +735,7 @@ func (v *vm) hostCall(c quickjs.Context, argc, argv, id uint32) quickjs.Value {
 		return v.hostConsole(c, consoleLevels[id-consoleFuncID], argc, argv)
 	}
 	if id == refusedFuncID {
-		return v.hostRefused(c)
+		return v.hostRefused(c, argc, argv)
 	}
 	r := v.run
 	if id != hostFuncID || argc < 1 || c != v.ctx {

@@ -9,9 +9,15 @@
 // Object.prototype members resolve to the prototype unless they are real
 // tool names. Object.keys(tools) lists the run's tools.
 //
-// A binding serialises its arguments here and hands them to the glue's
-// hostCall(name, json), which returns the call's promise (settled by Go
-// later), or undefined when the run that made the binding has ended.
+// A binding first asks the glue's hostRefusal(name) whether the call is
+// past the run's nested-call limit (engine.Run.Refused): if so it returns
+// the run's one rejected promise (SUBCALL_LIMIT) before the arguments are
+// read, so a refused call calls no toJSON or getter and is SUBCALL_LIMIT
+// whatever its arguments. Otherwise it serialises its arguments and hands
+// them to the glue's hostCall(name, json), which returns the call's
+// promise (settled by Go later; the refusal if the serialisation made
+// calls that reached the limit), or undefined when the run that made the
+// binding has ended.
 
 var toolNames = null; // the run's tool names; null: ask the glue's hostTools() each time
 var toolFns = { __proto__: null }, toolFnCount = 0;
@@ -50,7 +56,8 @@ function toolFn(name) {
     if (toolFnCount >= 1024) { toolFns = { __proto__: null }; toolFnCount = 0; } // names a program invented
     f = {
       [name]: function (args) {
-        var json;
+        var json, p = hostRefusal(name);
+        if (p !== undefined) return p;
         try {
           json = args === undefined ? "{}" : jsonStringify(args);
         } catch (e) {
@@ -59,7 +66,7 @@ function toolFn(name) {
         if (json === undefined) {
           return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable, got " + typeof args));
         }
-        var p = hostCall(name, json);
+        p = hostCall(name, json);
         return p === undefined ? rejected(bindingError("CANCELLED", "the program that made this call has ended")) : p;
       }
     }[name];
