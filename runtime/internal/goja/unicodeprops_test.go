@@ -1,6 +1,7 @@
 package goja
 
-// codemode patch: Unicode property escapes (jsparse/unicodeprops.go),
+// codemode patch: Unicode property escapes (jsparse/unicodeprops.go) and
+// the u flag's lone braces (jsparse/regexp.go, scanBrace),
 // against V8's answers (Node 20.20.2, Unicode 17.0): each case is
 // [pattern, flags, input] → [index, match], null, or the error (its name,
 // and V8's message for an unknown property).
@@ -97,7 +98,29 @@ var unicodePropertyCases = `[["\\p{Lu}+","u","abcDÉF1"],
 ["[\\P{Any}]","u","a"],
 ["[^\\P{Any}]","u","a"],
 ["(?<=a)\\P{Any}","u","ab"],
-["(?<=a)[\\P{Any}a]","u","aab"]]`
+["(?<=a)[\\P{Any}a]","u","aab"],
+["a{2}","u","aaa"],
+["a{2,}","u","aaa"],
+["a{1,2}","u","aaa"],
+["a{","","a{"],
+["a{","u",""],
+["a}","u",""],
+["a}","","a}"],
+["{","u",""],
+["x{1,2","u",""],
+["x{1,2","","x{1,2"],
+["[{}]","u","}"],
+["\\{\\}","u","{}"],
+["(a{2})","u","aa"],
+["(a{)","","a{"],
+["(a{)","u",""],
+["a{,2}","","a{,2}"],
+["a{,2}","u",""],
+["\\p{L}{2}","u","ab"],
+["a{2}?","u","aaa"],
+["(?:ab){2}","u","abab"],
+["\\\\p{Script=Foo}","u",""],
+["\\\\p{Lu}","","\\p{Lu}"]]`
 
 var unicodePropertyWant = `[[3,"DÉF"],
 [1,"α"],
@@ -182,7 +205,29 @@ null,[0,"ÉA"],
 "SyntaxError: Invalid regular expression: /(?<=\\p{foo})/u: Invalid property name",
 "SyntaxError: Invalid regular expression: /(?<=[\\p{foo}])/u: Invalid property name in character class",
 null,null,[0,"a"],
-null,[1,"a"]]`
+null,[1,"a"],
+[0,"aa"],
+[0,"aaa"],
+[0,"aa"],
+[0,"a{"],
+"SyntaxError",
+"SyntaxError",
+[0,"a}"],
+"SyntaxError",
+"SyntaxError",
+[0,"x{1,2"],
+[0,"}"],
+[0,"{}"],
+[0,"aa"],
+[0,"a{"],
+"SyntaxError",
+[0,"a{,2}"],
+"SyntaxError",
+[0,"ab"],
+[0,"aa"],
+[0,"abab"],
+"SyntaxError",
+[0,"\\p{Lu}"]]`
 
 func TestUnicodePropertyEscapes(t *testing.T) {
 	var cases [][3]string

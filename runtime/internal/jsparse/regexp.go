@@ -158,10 +158,46 @@ func (self *_RegExp_parser) scan() {
 			}
 			self.writeString(Re2Dot)
 			self.read()
+		case '{', '}':
+			self.scanBrace()
 		default:
 			self.pass()
 		}
 	}
+}
+
+// scanBrace passes a {n}, {n,} or {n,m} quantifier; with the u flag any
+// other brace is a SyntaxError ("Lone quantifier brackets", as V8 says),
+// without it a literal (Annex B). codemode patch.
+func (self *_RegExp_parser) scanBrace() {
+	if self.chr == '{' {
+		i := self.offset
+		digits := func() int {
+			n := 0
+			for i < self.length && self.str[i] >= '0' && self.str[i] <= '9' {
+				i++
+				n++
+			}
+			return n
+		}
+		if digits() > 0 {
+			if i < self.length && self.str[i] == ',' {
+				i++
+				digits()
+			}
+			if i < self.length && self.str[i] == '}' {
+				for self.chrOffset <= i && self.chr != -1 {
+					self.pass()
+				}
+				return
+			}
+		}
+	}
+	if self.unicode {
+		self.error(true, "Lone quantifier brackets")
+		return
+	}
+	self.pass()
 }
 
 // (...)
@@ -206,6 +242,8 @@ func (self *_RegExp_parser) scanGroup() {
 			}
 			self.writeString(Re2Dot)
 			self.read()
+		case '{', '}':
+			self.scanBrace()
 		default:
 			self.pass()
 			continue
