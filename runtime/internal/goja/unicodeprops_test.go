@@ -262,3 +262,19 @@ func TestUnicodePropertyEscapes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUnicodePropertyCompile is the compile cost of a pattern naming
+// a property: Go's own table (\p{L}), class ranges on Go's regexp
+// (\p{Alphabetic}), and the same on regexp2 (a lookbehind sends it there).
+func BenchmarkUnicodePropertyCompile(b *testing.B) {
+	for _, src := range []string{`\p{L}`, `\p{Alphabetic}`, `[^\p{Alphabetic}\d]`, `(?<=a)\p{L}`, `(?<=a)\p{Alphabetic}`} {
+		b.Run(src, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := compileRegexp(src, "u"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
