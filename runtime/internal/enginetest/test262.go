@@ -75,7 +75,7 @@ var test262Skip = []string{
 	"__setter__", "ShadowRealm", "SharedArrayBuffer", "decorators",
 	"immutable-arraybuffer", "joint-iteration", "iterator-sequencing",
 	"regexp-v-flag", "symbols-as-weakmap-keys", "explicit-resource-management",
-	"Float16Array", "arraybuffer-transfer", "source-phase-imports",
+	"source-phase-imports",
 	"import-attributes", "import-defer", "cross-realm",
 }
 

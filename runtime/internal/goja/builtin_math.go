@@ -73,6 +73,11 @@ func (r *Runtime) math_floor(call FunctionCall) Value {
 	return floatToValue(math.Floor(call.Argument(0).ToFloat()))
 }
 
+// codemode patch: Math.f16round (ES2025)
+func (r *Runtime) math_f16round(call FunctionCall) Value {
+	return floatToValue(float16ToFloat64(float64ToFloat16(call.Argument(0).ToFloat())))
+}
+
 func (r *Runtime) math_fround(call FunctionCall) Value {
 	return floatToValue(float64(float32(call.Argument(0).ToFloat())))
 }
@@ -314,6 +319,7 @@ func createMathTemplate() *objectTemplate {
 	t.putStr("exp", func(r *Runtime) Value { return r.methodProp(r.math_exp, asciiString("exp"), 1) })
 	t.putStr("expm1", func(r *Runtime) Value { return r.methodProp(r.math_expm1, asciiString("expm1"), 1) })
 	t.putStr("floor", func(r *Runtime) Value { return r.methodProp(r.math_floor, asciiString("floor"), 1) })
+	t.putStr("f16round", func(r *Runtime) Value { return r.methodProp(r.math_f16round, asciiString("f16round"), 1) }) // codemode patch
 	t.putStr("fround", func(r *Runtime) Value { return r.methodProp(r.math_fround, asciiString("fround"), 1) })
 	t.putStr("hypot", func(r *Runtime) Value { return r.methodProp(r.math_hypot, asciiString("hypot"), 2) })
 	t.putStr("imul", func(r *Runtime) Value { return r.methodProp(r.math_imul, asciiString("imul"), 2) })

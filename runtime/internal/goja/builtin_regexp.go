@@ -246,6 +246,11 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	}
 
 	if unicode {
+		// codemode patch: an unknown Unicode property is V8's SyntaxError,
+		// whichever backend runs the pattern
+		if err = parser.CheckUnicodePropertyEscapes(patternStr, flags); err != nil {
+			return
+		}
 		patternStr = convertRegexpToUnicode(patternStr)
 	} else {
 		patternStr = convertRegexpToUtf16(patternStr)

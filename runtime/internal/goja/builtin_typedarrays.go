@@ -111,9 +111,54 @@ func (r *Runtime) arrayBufferProto_getByteLength(call FunctionCall) Value {
 	panic(r.NewTypeError("Object is not ArrayBuffer: %s", o))
 }
 
+// codemode patch: ArrayBuffer.prototype.detached, transfer and
+// transferToFixedLength (ES2024). goja's buffers are never resizable, so
+// both transfers give a fixed-length buffer (ArrayBufferCopyAndDetach).
+func (r *Runtime) arrayBufferProto_getDetached(call FunctionCall) Value {
+	o := r.toObject(call.This)
+	if b, ok := o.self.(*arrayBufferObject); ok {
+		return r.toBoolean(b.detached)
+	}
+	panic(r.NewTypeError("Method get ArrayBuffer.prototype.detached called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+}
+
+func (r *Runtime) arrayBufferCopyAndDetach(call FunctionCall, name string) Value {
+	o := r.toObject(call.This)
+	b, ok := o.self.(*arrayBufferObject)
+	if !ok {
+		panic(r.NewTypeError("Method ArrayBuffer.prototype.%s called on incompatible receiver %s", name, r.objectproto_toString(FunctionCall{This: call.This})))
+	}
+	var n int
+	if arg := call.Argument(0); arg == _undefined {
+		n = len(b.data)
+	} else {
+		n = r.toIndex(arg)
+	}
+	b.ensureNotDetached(true)
+	r.checkSize("ArrayBuffer.prototype."+name+"()", float64(n), true) // sizecheck.go
+	nb := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
+	if n == len(b.data) {
+		nb.data = b.data // the memory moves: nothing else can reach it once b is detached
+	} else {
+		nb.data = allocByteSlice(n)
+		copy(nb.data, b.data)
+	}
+	b.detach()
+	return nb.val
+}
+
+func (r *Runtime) arrayBufferProto_transfer(call FunctionCall) Value {
+	return r.arrayBufferCopyAndDetach(call, "transfer")
+}
+
+func (r *Runtime) arrayBufferProto_transferToFixedLength(call FunctionCall) Value {
+	return r.arrayBufferCopyAndDetach(call, "transferToFixedLength")
+}
+
 func (r *Runtime) arrayBufferProto_slice(call FunctionCall) Value {
 	o := r.toObject(call.This)
 	if b, ok := o.self.(*arrayBufferObject); ok {
+		b.ensureNotDetached(true) // codemode patch: the spec's step 4, reachable now that transfer detaches
 		l := int64(len(b.data))
 		start := relToIdx(call.Argument(0).ToInteger(), l)
 		var stop int64
@@ -245,6 +290,14 @@ func (r *Runtime) dataViewProto_getFloat32(call FunctionCall) Value {
 	panic(r.NewTypeError("Method DataView.prototype.getFloat32 called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
+// codemode patch: DataView.prototype.getFloat16 (ES2025)
+func (r *Runtime) dataViewProto_getFloat16(call FunctionCall) Value {
+	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
+		return floatToValue(dv.viewedArrayBuf.getFloat16(dv.getIdxAndByteOrder(r.toIndex(call.Argument(0)), call.Argument(1), 2)))
+	}
+	panic(r.NewTypeError("Method DataView.prototype.getFloat16 called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+}
+
 func (r *Runtime) dataViewProto_getFloat64(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
 		return floatToValue(dv.viewedArrayBuf.getFloat64(dv.getIdxAndByteOrder(r.toIndex(call.Argument(0)), call.Argument(1), 8)))
@@ -319,6 +372,18 @@ func (r *Runtime) dataViewProto_setFloat32(call FunctionCall) Value {
 		return _undefined
 	}
 	panic(r.NewTypeError("Method DataView.prototype.setFloat32 called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+}
+
+// codemode patch: DataView.prototype.setFloat16 (ES2025)
+func (r *Runtime) dataViewProto_setFloat16(call FunctionCall) Value {
+	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
+		idxVal := r.toIndex(call.Argument(0))
+		val := float64ToFloat16(call.Argument(1).ToFloat())
+		idx, bo := dv.getIdxAndByteOrder(idxVal, call.Argument(2), 2)
+		dv.viewedArrayBuf.setFloat16(idx, val, bo)
+		return _undefined
+	}
+	panic(r.NewTypeError("Method DataView.prototype.setFloat16 called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
 func (r *Runtime) dataViewProto_setFloat64(call FunctionCall) Value {
@@ -1585,6 +1650,10 @@ func (r *Runtime) newFloat32Array(args []Value, newTarget, proto *Object) *Objec
 	return r._newTypedArray(args, newTarget, r.newFloat32ArrayObject, proto)
 }
 
+func (r *Runtime) newFloat16Array(args []Value, newTarget, proto *Object) *Object {
+	return r._newTypedArray(args, newTarget, r.newFloat16ArrayObject, proto)
+}
+
 func (r *Runtime) newFloat64Array(args []Value, newTarget, proto *Object) *Object {
 	return r._newTypedArray(args, newTarget, r.newFloat64ArrayObject, proto)
 }
@@ -1804,6 +1873,14 @@ func (r *Runtime) createArrayBufferProto(val *Object) objectImpl {
 	b._put("byteLength", byteLengthProp)
 	b._putProp("constructor", r.getArrayBuffer(), true, false, true)
 	b._putReady("slice", r.methodProp(r.arrayBufferProto_slice, asciiString("slice"), 2))
+	// codemode patch: detached, transfer, transferToFixedLength (ES2024)
+	b._put("detached", &valueProperty{
+		accessor:     true,
+		configurable: true,
+		getterFunc:   r.newNativeFunc(r.arrayBufferProto_getDetached, "get detached", 0),
+	})
+	b._putReady("transfer", r.methodProp(r.arrayBufferProto_transfer, asciiString("transfer"), 0))
+	b._putReady("transferToFixedLength", r.methodProp(r.arrayBufferProto_transferToFixedLength, asciiString("transferToFixedLength"), 0))
 	b._putSym(SymToStringTag, valueProp(asciiString("ArrayBuffer"), false, false, true))
 	return b
 }
@@ -1866,6 +1943,7 @@ func addTypedArrays(t *objectTemplate) {
 	t.putStr("Uint32Array", func(r *Runtime) Value { return valueProp(r.getUint32Array(), true, false, true) })
 	t.putStr("Int32Array", func(r *Runtime) Value { return valueProp(r.getInt32Array(), true, false, true) })
 	t.putStr("Float32Array", func(r *Runtime) Value { return valueProp(r.getFloat32Array(), true, false, true) })
+	t.putStr("Float16Array", func(r *Runtime) Value { return valueProp(r.getFloat16Array(), true, false, true) }) // codemode patch
 	t.putStr("Float64Array", func(r *Runtime) Value { return valueProp(r.getFloat64Array(), true, false, true) })
 	t.putStr("BigInt64Array", func(r *Runtime) Value { return valueProp(r.getBigInt64Array(), true, false, true) })
 	t.putStr("BigUint64Array", func(r *Runtime) Value { return valueProp(r.getBigUint64Array(), true, false, true) })
@@ -2087,6 +2165,16 @@ func (r *Runtime) getFloat32Array() *Object {
 	return ret
 }
 
+func (r *Runtime) getFloat16Array() *Object {
+	ret := r.global.Float16Array
+	if ret == nil {
+		ret = &Object{runtime: r}
+		r.global.Float16Array = ret
+		r.createTypedArrayCtor(ret, r.newFloat16Array, "Float16Array", 2)
+	}
+	return ret
+}
+
 func (r *Runtime) getFloat64Array() *Object {
 	ret := r.global.Float64Array
 	if ret == nil {
@@ -2148,6 +2236,7 @@ func createDataViewProtoTemplate() *objectTemplate {
 	t.putStr("constructor", func(r *Runtime) Value { return valueProp(r.getDataView(), true, false, true) })
 
 	t.putStr("getFloat32", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_getFloat32, asciiString("getFloat32"), 1) })
+	t.putStr("getFloat16", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_getFloat16, asciiString("getFloat16"), 1) }) // codemode patch
 	t.putStr("getFloat64", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_getFloat64, asciiString("getFloat64"), 1) })
 	t.putStr("getInt8", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_getInt8, asciiString("getInt8"), 1) })
 	t.putStr("getInt16", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_getInt16, asciiString("getInt16"), 1) })
@@ -2162,6 +2251,7 @@ func createDataViewProtoTemplate() *objectTemplate {
 		return r.methodProp(r.dataViewProto_getBigUint64, asciiString("getBigUint64"), 1)
 	})
 	t.putStr("setFloat32", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_setFloat32, asciiString("setFloat32"), 2) })
+	t.putStr("setFloat16", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_setFloat16, asciiString("setFloat16"), 2) }) // codemode patch
 	t.putStr("setFloat64", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_setFloat64, asciiString("setFloat64"), 2) })
 	t.putStr("setInt8", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_setInt8, asciiString("setInt8"), 2) })
 	t.putStr("setInt16", func(r *Runtime) Value { return r.methodProp(r.dataViewProto_setInt16, asciiString("setInt16"), 2) })

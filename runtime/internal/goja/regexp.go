@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
+	parser "github.com/codemode/codemode/runtime/internal/jsparse"
 	"github.com/dlclark/regexp2/v2"
 )
 
@@ -89,6 +90,7 @@ func submatchesToRegexpResults(submatches [][]int, groups []string) []regexpResu
 
 func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*regexp2Wrapper, error) {
 	var opts = regexp2.ECMAScript
+	src2 := src
 	if multiline {
 		opts |= regexp2.Multiline
 	}
@@ -100,8 +102,10 @@ func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*r
 	}
 	if unicode {
 		opts |= regexp2.Unicode
+		// codemode patch: property escapes as regexp2 reads them
+		src2 = parser.TranslateUnicodePropertiesRegexp2(src)
 	}
-	regexp2Pattern, err1 := regexp2.Compile(src, opts)
+	regexp2Pattern, err1 := regexp2.Compile(src2, opts)
 	if err1 != nil {
 		return nil, fmt.Errorf("Invalid regular expression (regexp2): %s (%v)", src, err1)
 	}

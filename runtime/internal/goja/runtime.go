@@ -78,6 +78,7 @@ type global struct {
 	Uint32Array       *Object
 	Int32Array        *Object
 	Float32Array      *Object
+	Float16Array      *Object // codemode patch
 	Float64Array      *Object
 	BigInt64Array     *Object
 	BigUint64Array    *Object

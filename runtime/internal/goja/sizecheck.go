@@ -51,6 +51,8 @@ func typedArrayWhat(ta *typedArrayObject) string {
 		return "new Int32Array()"
 	case *float32Array:
 		return "new Float32Array()"
+	case *float16Array:
+		return "new Float16Array()"
 	case *float64Array:
 		return "new Float64Array()"
 	case *bigInt64Array:

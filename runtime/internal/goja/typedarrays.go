@@ -65,6 +65,7 @@ type int16Array []byte
 type uint32Array []byte
 type int32Array []byte
 type float32Array []byte
+type float16Array []byte // codemode patch: Float16Array (ES2025)
 type float64Array []byte
 type bigInt64Array []byte
 type bigUint64Array []byte
@@ -544,6 +545,59 @@ var typeFloat32Array = reflect.TypeOf(([]float32)(nil))
 
 func (a *float32Array) exportType() reflect.Type {
 	return typeFloat32Array
+}
+
+// codemode patch: Float16Array (ES2025), elements held as IEEE 754
+// binary16 bits (float16.go converts).
+func (a *float16Array) ptr(idx int) *uint16 {
+	p := unsafe.SliceData(*a)
+	return (*uint16)(unsafe.Add(unsafe.Pointer(p), idx*2))
+}
+
+func (a *float16Array) get(idx int) Value {
+	return floatToValue(float16ToFloat64(*(a.ptr(idx))))
+}
+
+func (a *float16Array) getRaw(idx int) uint64 {
+	return uint64(*(a.ptr(idx)))
+}
+
+func (a *float16Array) set(idx int, value Value) {
+	*(a.ptr(idx)) = float64ToFloat16(value.ToFloat())
+}
+
+func (a *float16Array) toRaw(v Value) uint64 {
+	return uint64(float64ToFloat16(v.ToFloat()))
+}
+
+func (a *float16Array) setRaw(idx int, v uint64) {
+	*(a.ptr(idx)) = uint16(v)
+}
+
+func (a *float16Array) less(i, j int) bool {
+	return typedFloatLess(float16ToFloat64(*(a.ptr(i))), float16ToFloat64(*(a.ptr(j))))
+}
+
+func (a *float16Array) swap(i, j int) {
+	pi, pj := a.ptr(i), a.ptr(j)
+	*pi, *pj = *pj, *pi
+}
+
+func (a *float16Array) typeMatch(v Value) bool {
+	switch v.(type) {
+	case valueInt, valueFloat:
+		return true
+	}
+	return false
+}
+
+// export gives the raw binary16 bits (Go has no float16 type).
+func (a *float16Array) export(offset int, length int) interface{} {
+	return unsafe.Slice(a.ptr(offset), length)
+}
+
+func (a *float16Array) exportType() reflect.Type {
+	return typeUint16Array
 }
 
 func (a *float64Array) ptr(idx int) *float64 {
@@ -1039,6 +1093,10 @@ func (r *Runtime) newFloat32ArrayObject(buf *arrayBufferObject, offset, length i
 	return r._newTypedArrayObject(buf, offset, length, 4, r.global.Float32Array, (*float32Array)(&buf.data), proto)
 }
 
+func (r *Runtime) newFloat16ArrayObject(buf *arrayBufferObject, offset, length int, proto *Object) *typedArrayObject {
+	return r._newTypedArrayObject(buf, offset, length, 2, r.global.Float16Array, (*float16Array)(&buf.data), proto)
+}
+
 func (r *Runtime) newFloat64ArrayObject(buf *arrayBufferObject, offset, length int, proto *Object) *typedArrayObject {
 	return r._newTypedArrayObject(buf, offset, length, 8, r.global.Float64Array, (*float64Array)(&buf.data), proto)
 }
@@ -1084,6 +1142,14 @@ func (o *arrayBufferObject) getFloat32(idx int, byteOrder byteOrder) float32 {
 
 func (o *arrayBufferObject) setFloat32(idx int, val float32, byteOrder byteOrder) {
 	o.setUint32(idx, math.Float32bits(val), byteOrder)
+}
+
+func (o *arrayBufferObject) getFloat16(idx int, byteOrder byteOrder) float64 {
+	return float16ToFloat64(o.getUint16(idx, byteOrder))
+}
+
+func (o *arrayBufferObject) setFloat16(idx int, val uint16, byteOrder byteOrder) {
+	o.setUint16(idx, val, byteOrder)
 }
 
 func (o *arrayBufferObject) getFloat64(idx int, byteOrder byteOrder) float64 {

@@ -158,10 +158,46 @@ func (self *_RegExp_parser) scan() {
 			}
 			self.writeString(Re2Dot)
 			self.read()
+		case '{', '}':
+			self.scanBrace()
 		default:
 			self.pass()
 		}
 	}
+}
+
+// scanBrace passes a {n}, {n,} or {n,m} quantifier; with the u flag any
+// other brace is a SyntaxError ("Lone quantifier brackets", as V8 says),
+// without it a literal (Annex B). codemode patch.
+func (self *_RegExp_parser) scanBrace() {
+	if self.chr == '{' {
+		i := self.offset
+		digits := func() int {
+			n := 0
+			for i < self.length && self.str[i] >= '0' && self.str[i] <= '9' {
+				i++
+				n++
+			}
+			return n
+		}
+		if digits() > 0 {
+			if i < self.length && self.str[i] == ',' {
+				i++
+				digits()
+			}
+			if i < self.length && self.str[i] == '}' {
+				for self.chrOffset <= i && self.chr != -1 {
+					self.pass()
+				}
+				return
+			}
+		}
+	}
+	if self.unicode {
+		self.error(true, "Lone quantifier brackets")
+		return
+	}
+	self.pass()
 }
 
 // (...)
@@ -206,6 +242,8 @@ func (self *_RegExp_parser) scanGroup() {
 			}
 			self.writeString(Re2Dot)
 			self.read()
+		case '{', '}':
+			self.scanBrace()
 		default:
 			self.pass()
 			continue
@@ -260,10 +298,18 @@ func (self *_RegExp_parser) scanBracket() {
 	}
 	for self.chr != -1 && self.chr != ']' {
 		leftIsClass := self.scanClassAtom()
-		if self.unicode || self.chr != '-' {
+		if self.chr != '-' {
 			continue
 		}
 		if self.offset >= self.length || self.str[self.offset] == ']' {
+			continue
+		}
+		if self.unicode {
+			// codemode patch: with the u flag a class escape cannot
+			// bound a range ([\p{L}-z] is a SyntaxError, as [\d-z] is)
+			if leftIsClass || self.nextIsCharacterClassEscape() {
+				self.error(true, "Invalid character class")
+			}
 			continue
 		}
 		if leftIsClass || self.nextIsCharacterClassEscape() {
@@ -286,7 +332,7 @@ func (self *_RegExp_parser) scanBracket() {
 func (self *_RegExp_parser) scanClassAtom() bool {
 	if self.chr == '\\' {
 		self.read()
-		isClass := isCharacterClassEscape(self.chr)
+		isClass := self.isClassEscape(self.chr)
 		self.scanEscape(true)
 		return isClass
 	}
@@ -305,9 +351,15 @@ func isCharacterClassEscape(c rune) bool {
 	return c == 'd' || c == 'D' || c == 's' || c == 'S' || c == 'w' || c == 'W'
 }
 
+// isClassEscape is isCharacterClassEscape with the u flag's property
+// escapes (codemode patch: without the u flag \p is the letter p).
+func (self *_RegExp_parser) isClassEscape(c rune) bool {
+	return isCharacterClassEscape(c) || self.unicode && (c == 'p' || c == 'P')
+}
+
 // nextIsCharacterClassEscape reports whether the input after the current character is a class escape.
 func (self *_RegExp_parser) nextIsCharacterClassEscape() bool {
-	return self.offset+1 < self.length && self.str[self.offset] == '\\' && isCharacterClassEscape(rune(self.str[self.offset+1]))
+	return self.offset+1 < self.length && self.str[self.offset] == '\\' && self.isClassEscape(rune(self.str[self.offset+1]))
 }
 
 // \...
@@ -432,6 +484,27 @@ func (self *_RegExp_parser) scanEscape(inClass bool) {
 			self.writeString("[^" + WhitespaceChars + "]")
 		}
 		self.read()
+		return
+	case 'p', 'P':
+		if self.unicode {
+			// codemode patch: a Unicode property escape (unicodeprops.go)
+			negate := self.chr == 'P'
+			name, n, ok := propertyName(self.str[self.offset:])
+			var p unicodeProperty
+			if ok {
+				p, ok = lookupUnicodeProperty(name)
+			}
+			if !ok {
+				self.error(true, "Invalid property name")
+				return
+			}
+			self.writeString(propertyEscape(p, negate, inClass, dialectRE2))
+			self.offset += n
+			self.read()
+			return
+		}
+		// without the u flag, an identity escape: the letter itself
+		self.pass()
 		return
 	case 'k':
 		// The rules are too complicated to implement here, so we pass it on to regexp2

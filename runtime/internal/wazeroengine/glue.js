@@ -244,7 +244,7 @@ function lengthTrap(t, args, nt) {
   }
 }
 [["ArrayBuffer", 1], ["Int8Array", 1], ["Uint8Array", 1], ["Uint8ClampedArray", 1], ["Int16Array", 2], ["Uint16Array", 2],
- ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8],
+ ["Int32Array", 4], ["Uint32Array", 4], ["Float32Array", 4], ["Float64Array", 8], ["Float16Array", 2],
  ["BigInt64Array", 8], ["BigUint64Array", 8]].forEach(function (p) {
   var C = g[p[0]];
   if (typeof C !== "function") return;
@@ -253,6 +253,29 @@ function lengthTrap(t, args, nt) {
   defineProperty(g, p[0], { value: P, writable: true, configurable: true, enumerable: false });
   try { defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false }); } catch (e) {}
 });
+
+// ArrayBuffer.prototype.transfer and transferToFixedLength to a length
+// past the budget: refused up front as the constructor is (QuickJS's own
+// failure was an uncatchable out-of-memory, a RUNTIME_ERROR). The receiver
+// is checked first (byteLength's TypeError), the length converted once and
+// handed on as a number; a detached buffer goes to the built-in, whose
+// TypeError comes before any allocation.
+var abProto = ArrayBuffer.prototype, abTransfer = abProto.transfer, abTransferFixed = abProto.transferToFixedLength;
+if (typeof abTransfer === "function" && typeof abTransferFixed === "function") {
+  var abByteLength = getOwn(abProto, "byteLength").get, abDetached = getOwn(abProto, "detached").get;
+  var transferChecked = function (f, name, self, args) {
+    ReflectApply(abByteLength, self, []);
+    if (args.length === 0 || args[0] === undefined) return ReflectApply(f, self, []);
+    var n = toInt(args[0]);
+    if (n > 0 && !ReflectApply(abDetached, self, [])) {
+      var msg = reserve("ArrayBuffer.prototype." + name + "()", n);
+      if (msg) refuseSize(msg);
+    }
+    return ReflectApply(f, self, [n]);
+  };
+  install(abProto, { transfer() { return transferChecked(abTransfer, "transfer", this, arguments); } }.transfer);
+  install(abProto, { transferToFixedLength() { return transferChecked(abTransferFixed, "transferToFixedLength", this, arguments); } }.transferToFixedLength);
+}
 
 // QuickJS-ng calls Error.prepareStackTrace(error, callSites) as V8 does,
 // and a call site's getFunction() and getThis() would hand a program the
