@@ -140,51 +140,6 @@ type killRecord struct {
 type heapSample struct {
 	objects, live, cycles, allocs uint64
 	marking                       bool // a GC cycle is under way
-	// black bounds what the last cycle counted live only because it was
-	// allocated while the cycle marked (allocation during marking is
-	// black): the bytes allocated from the sample before the cycle was
-	// seen to start to the sample after it ended (cycleAllocs). 0 when
-	// unknown, and outside the guard's loop.
-	black uint64
-}
-
-// cycleAllocs follows the GC cycles through the guard's samples, to bound
-// the garbage the last cycle's live figure holds (heapSample.black). A
-// run that allocates fast while a cycle marks, an array grown by doubling
-// say, has every intermediate array counted live by that cycle: judged by
-// that figure alone, a program holding 6 MB looked over a 16 MiB budget
-// (the hostile case "sort refusal is catchable", now and then).
-type cycleAllocs struct {
-	seen    bool
-	prev    uint64 // cumulative allocations at the last sample
-	marking bool   // a cycle was under way at the last sample
-	start   uint64 // allocations at the sample before the current cycle was seen
-	cycles  uint64
-	black   uint64
-}
-
-// next takes a sample and returns the bound for the last completed cycle.
-func (c *cycleAllocs) next(h heapSample) uint64 {
-	if !c.seen {
-		c.seen, c.prev, c.cycles, c.marking, c.start = true, h.allocs, h.cycles, h.marking, h.allocs
-		return 0
-	}
-	if h.marking && !c.marking {
-		c.start = c.prev
-	}
-	if h.cycles != c.cycles {
-		from := c.prev
-		if c.marking {
-			from = c.start
-		}
-		c.black = 0
-		if h.allocs > from {
-			c.black = h.allocs - from
-		}
-		c.cycles = h.cycles
-	}
-	c.prev, c.marking = h.allocs, h.marking
-	return c.black
 }
 
 // liveBound is the sampling's upper bound of the live heap: the heap
@@ -432,7 +387,6 @@ func (g *guard) loop(stop <-chan struct{}) {
 	defer g.alarm.Stop()
 	sample := newLoopSamples()
 	var bound liveBound
-	var cycles cycleAllocs
 	for {
 		if g.active() == 0 {
 			select {
@@ -456,9 +410,7 @@ func (g *guard) loop(stop <-chan struct{}) {
 			}
 			h := readHeap(sample)
 			live := bound.next(h)
-			h.black = cycles.next(h)
-			victim, unsure := g.check(h)
-			if victim != nil {
+			if victim := g.check(h); victim != nil {
 				// Collect once the VM lets go, so the memory comes back
 				// soon; meanwhile keep watching the other runs.
 				g.gcWG.Add(1)
@@ -470,7 +422,7 @@ func (g *guard) loop(stop <-chan struct{}) {
 					case <-stop:
 					}
 				}()
-			} else if !h.marking && (unsure || g.suspect(h, live)) {
+			} else if !h.marking && g.suspect(h, live) {
 				// Garbage or a bomb? The next live figure tells. While a
 				// cycle is under way its figure comes first: runtime.GC
 				// would wait for it and then run a whole cycle more.
@@ -505,23 +457,9 @@ func (g *guard) suspect(h heapSample, bound uint64) bool {
 // (it was, once, and its memory comes back when the built-in returns).
 // Skipping it instead made an innocent run in another session take its
 // MEMORY_LIMIT.
-//
-// A run whose budget the live figure passes only by what the cycle
-// allocated while it marked (heapSample.black) is not killed on that
-// figure: unsure says so, and the caller starts a cycle whose figure
-// decides.
-func (g *guard) check(h heapSample) (killed *watched, unsure bool) {
-	victim, unsure := g.judge(h)
-	if victim == nil || !g.kill(victim, h) {
-		return nil, unsure
-	}
-	return victim, false
-}
-
-// judge is check's decision: the run to kill, if any, and whether a run is
-// over budget only by the cycle's black allocations.
-func (g *guard) judge(h heapSample) (victim *watched, unsure bool) {
+func (g *guard) check(h heapSample) *watched {
 	now := time.Now().UnixNano()
+	var victim *watched
 	var best int64 = -1
 	g.mu.Lock()
 	for r := range g.runs {
@@ -531,16 +469,15 @@ func (g *guard) judge(h heapSample) (victim *watched, unsure bool) {
 		if !liveOver(h, r) {
 			continue
 		}
-		if h.black > 0 && !grown(h.live-min(h.black, h.live), r.baseline, r.budget()) {
-			unsure = true
-			continue
-		}
 		if t := r.jsTime(now); t > best {
 			victim, best = r, t
 		}
 	}
 	g.mu.Unlock()
-	return victim, unsure
+	if victim == nil || !g.kill(victim, h) {
+		return nil
+	}
+	return victim
 }
 
 // kill ends a run over its budget with MEMORY_LIMIT, unless it was killed

@@ -3,7 +3,6 @@ package gojaengine
 import (
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
 )
@@ -84,62 +83,5 @@ func TestMarkingFromPauses(t *testing.T) {
 		if try == 10 {
 			t.Fatalf("a cycle under way after each of 10 runtime.GC calls: %+v", h)
 		}
-	}
-}
-
-// TestCycleAllocs: what a cycle may have counted live only because it was
-// allocated while the cycle marked: the allocations from the sample before
-// the cycle was seen to start to the sample after it ended (from the
-// sample before it ended when its start was not seen).
-func TestCycleAllocs(t *testing.T) {
-	const mib = 1 << 20
-	var c cycleAllocs
-	steps := []struct {
-		name string
-		h    heapSample
-		want uint64
-	}{
-		{"first sample: unknown", heapSample{cycles: 3, allocs: 100 * mib}, 0},
-		{"idle", heapSample{cycles: 3, allocs: 104 * mib}, 0},
-		{"marking seen", heapSample{cycles: 3, allocs: 110 * mib, marking: true}, 0},
-		{"still marking", heapSample{cycles: 3, allocs: 118 * mib, marking: true}, 0},
-		{"cycle ended: from the sample before it was seen", heapSample{cycles: 4, allocs: 120 * mib}, 16 * mib},
-		{"kept until the next cycle", heapSample{cycles: 4, allocs: 150 * mib}, 16 * mib},
-		{"a cycle between two samples", heapSample{cycles: 5, allocs: 153 * mib}, 3 * mib},
-		{"one ended, the next marking", heapSample{cycles: 5, allocs: 154 * mib, marking: true}, 3 * mib},
-		{"that one ends", heapSample{cycles: 6, allocs: 160 * mib}, 7 * mib},
-	}
-	for _, s := range steps {
-		if got := c.next(s.h); got != s.want {
-			t.Errorf("%s: %d MiB, want %d MiB", s.name, got/mib, s.want/mib)
-		}
-	}
-}
-
-// TestCheckUnsureOnBlackAllocation: a live figure over a run's budget only
-// by what was allocated during the cycle does not blame the run; it asks
-// for a cycle of its own. Over by more, it blames the run.
-func TestCheckUnsureOnBlackAllocation(t *testing.T) {
-	const mib = 1 << 20
-	for _, tc := range []struct {
-		name      string
-		live      uint64
-		black     uint64
-		kill, ask bool
-	}{
-		{"under", 20 * mib, 0, false, false},
-		{"over, nothing black", 30 * mib, 0, true, false},
-		{"over only by the black bytes", 30 * mib, 12 * mib, false, true},
-		{"over by more than the black bytes", 40 * mib, 12 * mib, true, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := newGuard(time.Hour)
-			w := &watched{g: g, run: &engine.Run{}, limit: 16 * mib, baseline: 5 * mib, startCycles: 3, finished: make(chan struct{})}
-			g.runs[w] = struct{}{}
-			victim, unsure := g.judge(heapSample{objects: tc.live + 5*mib, live: tc.live, cycles: 4, black: tc.black})
-			if (victim != nil) != tc.kill || unsure != tc.ask {
-				t.Errorf("killed %v, unsure %v; want %v, %v", victim != nil, unsure, tc.kill, tc.ask)
-			}
-		})
 	}
 }
