@@ -165,10 +165,6 @@ func (t *Trail) recovered() {
 	}
 }
 
-// Note is what the policy decided about one call, for its line: the
-// call's [tools.Execution.Note].
-type Note = tools.Note
-
 // Middleware is the trail as a registry middleware. Add it first
 // (outermost), so that it sees every call and its final result.
 func (t *Trail) Middleware() tools.Middleware {
@@ -200,7 +196,7 @@ func denied(format string, args ...any) *tools.Result {
 }
 
 // write encodes and writes the line of one call.
-func (t *Trail) write(e *tools.Execution, n *Note, res *tools.Result) error {
+func (t *Trail) write(e *tools.Execution, n *tools.Note, res *tools.Result) error {
 	bp := t.bufs.Get().(*[]byte)
 	b := t.appendLine((*bp)[:0], e, n, res, time.Now())
 	_, err := t.w.Write(b)
@@ -211,7 +207,7 @@ func (t *Trail) write(e *tools.Execution, n *Note, res *tools.Result) error {
 	return err
 }
 
-func (t *Trail) appendLine(b []byte, e *tools.Execution, n *Note, res *tools.Result, now time.Time) []byte {
+func (t *Trail) appendLine(b []byte, e *tools.Execution, n *tools.Note, res *tools.Result, now time.Time) []byte {
 	var session, agent, client string
 	if a := e.Agent(); a != nil {
 		agent = a.ID()

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/codemode/codemode/codemode"
+	"github.com/codemode/codemode/internal/edge/stdiox"
 	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
 )
@@ -46,7 +47,7 @@ func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarg
 		tail := &tailBuffer{max: 4096}
 		cmd.Stderr = tail
 		// Connect has its own context: the session must outlive it.
-		s, err := client.Connect(context.Background(), &commandTransport{cmd: cmd}, nil)
+		s, err := client.Connect(context.Background(), &stdiox.CommandTransport{Cmd: cmd}, nil)
 		if err != nil {
 			t.close()
 			return nil, fmt.Errorf("starting %s serve: %w%s", exe, err, tail.suffix())

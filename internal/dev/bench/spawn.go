@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode/codemode/internal/edge/stdiox"
 	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
 )
@@ -73,7 +74,7 @@ func newPeerStdioTarget(p *Peer, exe, mode string, agents int) (*mcpTarget, erro
 		cmd := exec.Command(p.node(), p.Script, "--mode", peerMode(mode), "--upstream", "fake", "--", exe, "fakemcp")
 		tail := &tailBuffer{max: 4096}
 		cmd.Stderr = tail
-		s, err := client.Connect(context.Background(), &commandTransport{cmd: cmd}, nil)
+		s, err := client.Connect(context.Background(), &stdiox.CommandTransport{Cmd: cmd}, nil)
 		if err != nil {
 			t.close()
 			return nil, fmt.Errorf("starting the peer: %w%s", err, tail.suffix())

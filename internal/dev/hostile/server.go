@@ -104,7 +104,7 @@ func startServer(ctx context.Context, exe, config, transport string) (*server, e
 	case Stdio:
 		cmd := exec.Command(exe, "serve", "--config", config)
 		cmd.Stderr = s.stderr
-		sess, err := s.client.Connect(ctx, &commandTransport{cmd: cmd, terminate: 2 * time.Second}, nil)
+		sess, err := s.client.Connect(ctx, &stdiox.CommandTransport{Cmd: cmd, Terminate: 2 * time.Second}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("starting serve (stdio): %w%s", err, s.stderr.suffix())
 		}
@@ -234,58 +234,4 @@ func (t *tail) suffix() string {
 		return ""
 	}
 	return " (stderr: " + cut(s, 600) + ")"
-}
-
-// commandTransport is mcp.CommandTransport with the project's own framing
-// (internal/edge/stdiox, as `serve` and its upstream connections use): the
-// SDK's writer marshals each message with encoding/json while it holds the
-// connection's write lock, which for the 12 MB program compacts the 12 MB
-// of params once more and copies them twice (~40–100 ms of the driver's
-// CPU on a loaded machine) while the canary's request, in the same session,
-// waits for the lock. stdiox appends the params as they are. The bytes on
-// the wire are the same; what the canary measures stays the server's.
-type commandTransport struct {
-	cmd       *exec.Cmd
-	terminate time.Duration
-}
-
-func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	stdout, err := t.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdin, err := t.cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := t.cmd.Start(); err != nil {
-		return nil, err
-	}
-	w := &childStdin{WriteCloser: stdin, cmd: t.cmd, terminate: t.terminate}
-	return (&stdiox.IOTransport{Reader: stdout, Writer: w}).Connect(ctx)
-}
-
-// childStdin ends the child when closed, as mcp.CommandTransport does:
-// close stdin, wait, SIGTERM after terminate, SIGKILL after terminate
-// again.
-type childStdin struct {
-	io.WriteCloser
-	cmd       *exec.Cmd
-	terminate time.Duration
-}
-
-func (c *childStdin) Close() error {
-	err := c.WriteCloser.Close()
-	done := make(chan struct{})
-	go func() { _ = c.cmd.Wait(); close(done) }()
-	for _, sig := range []os.Signal{syscall.SIGTERM, os.Kill} {
-		select {
-		case <-done:
-			return err
-		case <-time.After(c.terminate):
-			_ = c.cmd.Process.Signal(sig)
-		}
-	}
-	<-done
-	return err
 }
