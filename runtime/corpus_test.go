@@ -313,6 +313,7 @@ func TestModernSyntaxModes(t *testing.T) {
 			for _, code := range []string{
 				"interface P { n: number }\nconst ps: P[] = []\nasync function* g(): AsyncGenerator<number> { yield 1 }\nfor await (const x of g()) ps.push({ n: x })\n\nthrow new Error('boom ' + ps.length)",
 				"const ps = []\nasync function* g() { yield 1 }\nfor await (const x of g()) ps.push(x)\n\n\nthrow new Error('boom ' + ps.length)",
+				"const ps = []\nasync function* g() { yield 1 }\nfor await (const x of g()) {\n  ps.push(x)\n\n  if (x) throw new Error('boom ' + ps.length)\n}",
 			} {
 				out := rt.Run(context.Background(), runtime.Request{Code: code})
 				if out.Err == nil || out.Err.Code != errs.CodeRuntimeError || !strings.Contains(out.Err.Message, "boom 1") {
@@ -320,6 +321,11 @@ func TestModernSyntaxModes(t *testing.T) {
 				}
 				if out.Err.Info["line"] != 6 {
 					t.Errorf("%q: error at line %v, want 6 (%v)", code[:20], out.Err.Info["line"], out.Err.Info)
+				}
+				// The column is on the user's line 6 (engines differ on
+				// which token of the throw statement they name).
+				if c, _ := out.Err.Info["column"].(int); c < 1 || c > len(strings.Split(code, "\n")[5]) {
+					t.Errorf("%q: error column %v, not on the user's line 6", code[:20], out.Err.Info["column"])
 				}
 			}
 		})

@@ -31,10 +31,11 @@
 // then accept the result, which proves it is exactly one function body
 // (text can be a valid file for esbuild and still escape the wrapper) of
 // bounded nesting. goja runs that lowered script; QuickJS (per call) runs
-// the same parse printed without lowering, so its own parser reads `for
-// await` and the rest. Syntax errors are reported at the user's line and
-// column: goja's parser's, esbuild's (mapped back from its wrapper), or
-// the engine's. A persistent program always runs the lowered script,
+// the same parse printed with only `for await` lowered (QuickJS-ng does not
+// await the iterator's return() when such a loop exits early), so its own
+// parser reads async generators and the rest. Syntax errors are reported
+// at the user's line and column: goja's parser's, esbuild's (mapped back
+// from its wrapper), or the engine's. A persistent program always runs the lowered script,
 // because the rewrite below reads its tree.
 //
 // # Limits
@@ -202,6 +203,17 @@ const (
 var gojaLowered = map[string]bool{
 	"for-await":       false,
 	"async-generator": false,
+}
+
+// quickjsLowered is the syntax esbuild lowers for QuickJS although its
+// parser reads it: QuickJS-ng 0.12 does not await an async iterator's
+// return() when a `for await` loop exits early (break, return, throw), so
+// the iterator's cleanup (an async generator's finally) runs after the
+// code that follows the loop; esbuild's lowering awaits it, as the spec
+// does. Lowering it costs nothing more: a program goja's parser rejects is
+// printed a second time for QuickJS anyway.
+var quickjsLowered = map[string]bool{
+	"for-await": false,
 }
 
 // DefaultMaxNestingDepth is the nesting bound when Options leaves it zero.
@@ -425,10 +437,10 @@ func prepareTS(code string, persistent, native bool, jsErr *bodyError, popts []j
 	}
 	if native && (strings.Contains(code, "await") || asyncGenerator.MatchString(code)) {
 		// QuickJS parses the program's own syntax: the same parse printed
-		// without lowering (its structure is the one just checked). Without
-		// `await` or an async generator nothing was lowered: the first
-		// output is that already.
-		if h, b, m, ns, err := transform(code, nil, jsErr); err == nil {
+		// with only `for await` lowered (quickjsLowered; its structure is
+		// the one just checked). Without `await` or an async generator
+		// nothing was lowered: the first output is that already.
+		if h, b, m, ns, err := transform(code, quickjsLowered, jsErr); err == nil {
 			helpers, body, rawMap, s = h, b, m, ns
 		}
 	}
@@ -476,12 +488,26 @@ func transform(code string, supported map[string]bool, jsErr *bodyError) (helper
 		return "", "", nil, nil, &errs.Error{Code: errs.CodeInternal, Message: "source: unexpected esbuild output shape"}
 	}
 	helpers, body = out[:start], strings.TrimSuffix(out[start+len(tsPrefix):end], "\n")
+	helpers = strings.Replace(helpers, asyncGeneratorResume, asyncGeneratorResumeFixed, 1)
 	sm, perr := sourcemap.Parse("", res.Map)
 	if perr != nil {
 		return "", "", nil, nil, &errs.Error{Code: errs.CodeInternal, Message: "source: esbuild source map: " + perr.Error(), Err: perr}
 	}
 	return helpers, body, res.Map, &Script{LineOffset: 1, TypeScript: true, sourceMap: sm}, nil
 }
+
+// esbuild's lowered async generator (__asyncGenerator, esbuild 0.28)
+// resumes a generator that awaited while return() was closing it with
+// return() again, so an `await` in its finally block ends the block there:
+// the rest of the finally never runs and return() resolves to the awaited
+// value. Only an await of `yield*` (its __await marks it, v[1]) must resume
+// with return(), so that the delegation sees a return; a plain await
+// resumes with next(), as the spec resumes an await. A test fails if
+// esbuild's helper text changes.
+const (
+	asyncGeneratorResume      = `resume(k === "return" ? k : "next", v[1]`
+	asyncGeneratorResumeFixed = `resume(k === "return" && v[1] ? k : "next", v[1]`
+)
 
 // tokenLen is the source length of a declaration keyword.
 func tokenLen(t token.Token) int {

@@ -178,11 +178,13 @@ func TestPrepareEvaluators(t *testing.T) {
 		persistent bool
 		lowered    bool // esbuild rewrote it (a source map maps positions)
 		verbatim   bool // the script is the user's text, wrapped
+		asyncGen   bool // the script keeps the async generator as written
 	}{
 		{name: "goja lowers for await", code: forAwait, ev: EvaluatorGoja, lowered: true},
 		{name: "goja lowers async generators", code: "async function* g() { yield 1 }\nreturn 1", ev: EvaluatorGoja, lowered: true},
-		{name: "quickjs gets for await as written", code: forAwait, ev: EvaluatorQuickJS, lowered: true},
-		{name: "quickjs keeps async generators", code: "async function* g() { yield 1 }\nreturn 1", ev: EvaluatorQuickJS, verbatim: true},
+		{name: "quickjs gets for await lowered", code: forAwait, ev: EvaluatorQuickJS, lowered: true},
+		{name: "quickjs gets async generators as written, for await lowered", code: "async function* g() { for await (const x of [1]) yield x }\nreturn 1", ev: EvaluatorQuickJS, lowered: true, asyncGen: true},
+		{name: "quickjs keeps async generators", code: "async function* g() { yield 1 }\nreturn 1", ev: EvaluatorQuickJS, verbatim: true, asyncGen: true},
 		{name: "quickjs persistent lowers for the rewrite", code: forAwait, ev: EvaluatorQuickJS, persistent: true, lowered: true},
 	}
 	for _, tt := range tests {
@@ -201,6 +203,14 @@ func TestPrepareEvaluators(t *testing.T) {
 				if strings.Contains(s.JS, "for await") || strings.Contains(s.JS, "async function*") {
 					t.Errorf("goja's script still has the syntax goja lacks:\n%s", s.JS)
 				}
+			}
+			// for await is lowered for both engines (QuickJS-ng does not
+			// await the iterator's return() on an early exit).
+			if strings.Contains(s.JS, "for await") {
+				t.Errorf("the script still has for await:\n%s", s.JS)
+			}
+			if tt.asyncGen != strings.Contains(s.JS, "async function*") {
+				t.Errorf("async generator as written %v, want %v:\n%s", !tt.asyncGen, tt.asyncGen, s.JS)
 			}
 		})
 	}
@@ -240,5 +250,17 @@ func TestPrepareEndOfInput(t *testing.T) {
 	}
 	if te.Info["line"] != 2 || te.Info["column"] != 10 || strings.Contains(te.Message, "}") {
 		t.Errorf("got %q %v, want end of input at 2:10", te.Message, te.Info)
+	}
+}
+
+// esbuild's async generator helper is patched (see asyncGeneratorResume):
+// the text it patches is still esbuild's.
+func TestAsyncGeneratorHelperPatched(t *testing.T) {
+	s, err := Prepare("async function* g() { try { yield 1 } finally { await null } }\nreturn 1", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.JS, asyncGeneratorResumeFixed) || strings.Contains(s.JS, asyncGeneratorResume) {
+		t.Errorf("esbuild's __asyncGenerator helper was not patched:\n%s", s.JS)
 	}
 }
