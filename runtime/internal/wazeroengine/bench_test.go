@@ -24,6 +24,12 @@ var workloads = []struct{ name, body string }{
 	{"nested_call_0", "return 1"},
 	{"nested_call_1", "return (await tools.echo({a: 1})).a"},
 	{"nested_call_10", "let s = 0\nfor (let i = 0; i < 10; i++) s += (await tools.echo({a: i})).a\nreturn s"},
+	// groupBy installs es.js's Object.groupBy first (QuickJS-ng's gets
+	// iterator closing and element definition wrong).
+	{"groupby", "const g = Object.groupBy([1, 2, 3, 4, 5], x => x % 2 ? 'odd' : 'even')\nreturn g.odd.length"},
+	// weakref installs es.js's WeakRef first (QuickJS-ng's frees an
+	// unreferenced target at once).
+	{"weakref", "const r = new WeakRef({a: 1})\nreturn typeof r.deref()"},
 	{"fib25", "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }\nreturn fib(25)"},
 	{"records_10k", `const rows = []
 for (let i = 0; i < 10000; i++) rows.push({id: i, name: "item" + i, price: i % 100, tags: ["a", "b"]})

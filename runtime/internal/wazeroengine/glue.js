@@ -325,31 +325,29 @@ if (typeof abTransfer === "function" && typeof abTransferFixed === "function") {
   guard("return", false);
 })();
 
-// FinalizationRegistry (QuickJS-ng 0.12.1): a registry that dies in the
-// same garbage cycle as a target it watches, or whose callback or held
-// value does, leaves the target's weak reference reading the freed
-// registry and queueing a call of a freed callback (upstream 78494db,
-// 8f62384). A registry that registered something is kept alive here for
-// the environment's life (it, its callback and held values are then never
-// in a dying cycle): liveness is the implementation's to choose, so this
-// is unobservable but for memory, which the budget bounds
-// (TestFinalizationRegistryCycles).
-(function () {
-  var FR = g.FinalizationRegistry;
-  if (typeof FR !== "function") return;
-  var proto = FR.prototype, register = proto.register;
-  if (typeof register !== "function") return;
-  var kept = new Set(), setAdd = Set.prototype.add;
-  var w = hide({ register() {
-    var r = ReflectApply(register, this, arguments);
-    ReflectApply(setAdd, kept, [this]);
-    return r;
-  } }.register);
-  defineProperty(w, "length", { value: register.length, writable: false, enumerable: false, configurable: true });
-  var d = ObjectCtor.getOwnPropertyDescriptor(proto, "register");
-  d.value = w;
-  defineProperty(proto, "register", d);
-})();
+// WeakRef and FinalizationRegistry: es.js's, as on goja, installed at
+// setup (in the snapshot: no program pays for them). QuickJS-ng frees an
+// unreferenced target at once (reference counting), where the spec keeps
+// a WeakRef's target alive until the end of the job that made or
+// dereferenced it (new WeakRef(Symbol()).deref() was undefined); and a
+// registry that dies in the same garbage cycle as a target it watches, or
+// whose callback or held value does, left the target's weak reference
+// reading the freed registry and queueing a call of a freed callback
+// (upstream 78494db, 8f62384; TestFinalizationRegistryCycles). The
+// polyfill keeps a target as long as its WeakRef and never runs a cleanup
+// callback, both allowed by the spec; the native constructors are
+// unreachable from here on.
+delete g.WeakRef;
+delete g.FinalizationRegistry;
+polyfill("weakRef");
+
+// Object.groupBy and Map.groupBy (QuickJS-ng 0.12): neither closes the
+// iterator when the callback throws, and both fill the groups with [[Set]]
+// (a setter on Array.prototype runs) where the spec defines the elements.
+// es.js's replace them here, at setup, so that the snapshot every context
+// starts from has them: a program naming groupBy pays nothing to install
+// them (polyfill("?") then finds them right, and Go never names them).
+polyfill("groupBy");
 
 // The realm is complete (the rest only defines functions): what
 // globals() leaves out. (goja skips this: it would build every lazily

@@ -53,9 +53,10 @@ return [out.slice(0, 4).join(" "), out.length, meta, JSON.stringify(done.return(
 // with their targets, callbacks or held values (QuickJS-ng's
 // tests/bug1318.js and bug1352.js, with allocation for the GC and turns of
 // the event loop for the finalization jobs) leave the instance intact
-// (glue.js keeps registries that registered alive: without it the pinned
-// QuickJS-ng queues calls of freed callbacks and aborts in a job,
-// upstream 78494db and 8f62384). Registration still works.
+// (the pinned QuickJS-ng's own registry queued calls of freed callbacks
+// and aborted in a job, upstream 78494db and 8f62384: glue.js replaces
+// WeakRef and FinalizationRegistry with es.js's, which hold nothing
+// weakly and run no callback). Registration still works.
 func TestFinalizationRegistryCycles(t *testing.T) {
 	e := newTestEngine(t, Options{PoolSize: -1})
 	const body = `var calls = 0, out = [];

@@ -35,9 +35,25 @@ function esMake() {
     if (typeof C !== "function") return false;
     try { new (new ProxyCtor(C, constructProbe))(); return true; } catch (e) { return false; }
   }
-  // createData is CreateDataPropertyOrThrow.
+  // createData is CreateDataPropertyOrThrow. Its descriptor is one object,
+  // reused (defineProperty runs no program code): an element costs no
+  // allocation.
+  var dataDesc = { __proto__: null, value: undefined, writable: true, enumerable: true, configurable: true };
   function createData(O, k, v) {
-    defineProperty(O, k, { value: v, writable: true, enumerable: true, configurable: true });
+    dataDesc.value = v;
+    try {
+      defineProperty(O, k, dataDesc);
+    } finally {
+      dataDesc.value = undefined;
+    }
+  }
+  var noArgs = [];
+  var arrayValues = ArrayProto.values, arrayIterNext = getProto(ReflectApply(arrayValues, [], noArgs)).next;
+  // toLength is ToLength.
+  function toLength(x) {
+    var n = +x;
+    if (!(n > 0)) return 0;
+    return n < MAX_SAFE ? n - n % 1 : MAX_SAFE;
   }
   // closeIterator is IteratorClose after an abrupt completion: the first
   // error wins.
@@ -67,15 +83,31 @@ function esMake() {
   function groupBy(items, callback, property, add) {
     if (items === null || items === undefined) throw new TypeErrorCtor("groupBy: items is null or undefined");
     if (!isCallable(callback)) throw new TypeErrorCtor("groupBy: the callback must be a function");
-    var it = getIterator(items), next = it.next, k = 0;
+    var method = items[SymIter];
+    if (!isCallable(method)) throw new TypeErrorCtor(typeof items === "object" ? "object is not iterable" : String(items) + " is not iterable");
+    var it = ReflectApply(method, items, noArgs);
+    if (!isObject(it)) throw new TypeErrorCtor("the iterator is not an object");
+    var next = it.next, k = 0;
+    // An array with the built-in iterator: the steps %ArrayIteratorPrototype%.next
+    // takes (Get "length", ToLength, Get the index), without a call and a
+    // result object per element. (it stays for IteratorClose; only a
+    // `return` patched onto the iterator prototypes could see that its
+    // next was not called.)
+    var fast = method === arrayValues && next === arrayIterNext && isArray(items);
     for (;;) {
-      var r = ReflectApply(next, it, []);
-      if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
-      if (r.done) return;
-      var v = r.value, key;
+      var v, key;
+      if (fast) {
+        if (k >= toLength(items.length)) return;
+        v = items[k];
+      } else {
+        var r = ReflectApply(next, it, noArgs);
+        if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
+        if (r.done) return;
+        v = r.value;
+      }
       try {
         if (k >= MAX_SAFE) throw new TypeErrorCtor("groupBy: too many elements");
-        key = ReflectApply(callback, undefined, [v, k]);
+        key = callback(v, k); // strict code: this is undefined
         key = property ? toPropertyKey(key) : key === 0 ? 0 : key; // -0 is +0
       } catch (e) {
         closeIterator(it);
@@ -84,6 +116,21 @@ function esMake() {
       add(key, v);
       k++;
     }
+  }
+  // groupByCloses reports whether the engine's groupBy functions close the
+  // iterator when the callback throws. QuickJS-ng 0.12's do not, and they
+  // also fill the groups with [[Set]] instead of defining the elements (a
+  // setter on Array.prototype runs), which "?" cannot probe without
+  // touching Array.prototype: the one probe stands for both.
+  function groupByCloses() {
+    var closed = 0, items = {};
+    items[SymIter] = function () {
+      return { next: function () { return { value: 1, done: false }; }, "return": function () { closed++; return {}; } };
+    };
+    var boom = function () { throw closed; };
+    try { ObjectCtor.groupBy(items, boom); } catch (e) {}
+    try { Map.groupBy(items, boom); } catch (e) {}
+    return closed === 2;
   }
   function promiseCapability(C) {
     if (!isConstructor(C)) throw new TypeErrorCtor("the receiver is not a constructor");
@@ -120,7 +167,7 @@ function esMake() {
     __proto__: null,
     "?": function () {
       var out = [];
-      if (!isCallable(ObjectCtor.groupBy) || !isCallable(Map.groupBy)) out.push("groupBy");
+      if (!isCallable(ObjectCtor.groupBy) || !isCallable(Map.groupBy) || !groupByCloses()) out.push("groupBy");
       if (!isCallable(PromiseCtor.withResolvers)) out.push("withResolvers");
       if (!isCallable(PromiseCtor["try"])) out.push("promiseTry");
       if (!isCallable(String.prototype.isWellFormed) || !isCallable(String.prototype.toWellFormed)) out.push("wellFormed");
@@ -136,33 +183,33 @@ function esMake() {
     // An installer runs only where polyfill("?") found the feature
     // missing or wrong (RegExp.escape replaces QuickJS's).
     groupBy: function () {
-      if (!isCallable(ObjectCtor.groupBy)) {
-        install(ObjectCtor, {
-          groupBy(items, callback) {
-            var obj = { __proto__: null };
-            groupBy(items, callback, true, function (key, v) {
-              var g = getOwn(obj, key);
-              if (g === undefined) createData(obj, key, [v]);
-              else createData(g.value, g.value.length, v);
-            });
-            return obj;
-          }
-        }.groupBy);
-      }
-      if (!isCallable(Map.groupBy)) {
-        var MapC = Map, get = Map.prototype.get, set = Map.prototype.set;
-        install(MapC, {
-          groupBy(items, callback) {
-            var map = new MapC();
-            groupBy(items, callback, false, function (key, v) {
-              var g = ReflectApply(get, map, [key]);
-              if (g === undefined) ReflectApply(set, map, [key, [v]]);
-              else createData(g, g.length, v);
-            });
-            return map;
-          }
-        }.groupBy);
-      }
+      // Both replace the engine's: "?" found one missing or wrong.
+      install(ObjectCtor, {
+        groupBy(items, callback) {
+          // obj is the program's only when returned: until then, with
+          // no prototype, reading and assigning its keys is
+          // CreateDataProperty, and a literal [v] defines its element.
+          var obj = { __proto__: null };
+          groupBy(items, callback, true, function (key, v) {
+            var g = obj[key];
+            if (g === undefined) obj[key] = [v];
+            else createData(g, g.length, v);
+          });
+          return obj;
+        }
+      }.groupBy);
+      var MapC = Map, get = Map.prototype.get, set = Map.prototype.set;
+      install(MapC, {
+        groupBy(items, callback) {
+          var map = new MapC();
+          groupBy(items, callback, false, function (key, v) {
+            var g = ReflectApply(get, map, [key]);
+            if (g === undefined) ReflectApply(set, map, [key, [v]]);
+            else createData(g, g.length, v);
+          });
+          return map;
+        }
+      }.groupBy);
     },
     withResolvers: function () {
       if (isCallable(PromiseCtor.withResolvers)) return;
