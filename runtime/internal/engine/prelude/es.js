@@ -48,13 +48,6 @@ function esMake() {
     }
   }
   var noArgs = [];
-  var arrayValues = ArrayProto.values, arrayIterNext = getProto(ReflectApply(arrayValues, [], noArgs)).next;
-  // toLength is ToLength.
-  function toLength(x) {
-    var n = +x;
-    if (!(n > 0)) return 0;
-    return n < MAX_SAFE ? n - n % 1 : MAX_SAFE;
-  }
   // closeIterator is IteratorClose after an abrupt completion: the first
   // error wins.
   function closeIterator(it) {
@@ -83,28 +76,12 @@ function esMake() {
   function groupBy(items, callback, property, add) {
     if (items === null || items === undefined) throw new TypeErrorCtor("groupBy: items is null or undefined");
     if (!isCallable(callback)) throw new TypeErrorCtor("groupBy: the callback must be a function");
-    var method = items[SymIter];
-    if (!isCallable(method)) throw new TypeErrorCtor(typeof items === "object" ? "object is not iterable" : String(items) + " is not iterable");
-    var it = ReflectApply(method, items, noArgs);
-    if (!isObject(it)) throw new TypeErrorCtor("the iterator is not an object");
-    var next = it.next, k = 0;
-    // An array with the built-in iterator: the steps %ArrayIteratorPrototype%.next
-    // takes (Get "length", ToLength, Get the index), without a call and a
-    // result object per element. (it stays for IteratorClose; only a
-    // `return` patched onto the iterator prototypes could see that its
-    // next was not called.)
-    var fast = method === arrayValues && next === arrayIterNext && isArray(items);
+    var it = getIterator(items), next = it.next, k = 0;
     for (;;) {
-      var v, key;
-      if (fast) {
-        if (k >= toLength(items.length)) return;
-        v = items[k];
-      } else {
-        var r = ReflectApply(next, it, noArgs);
-        if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
-        if (r.done) return;
-        v = r.value;
-      }
+      var r = ReflectApply(next, it, noArgs);
+      if (!isObject(r)) throw new TypeErrorCtor("the iterator result is not an object");
+      if (r.done) return;
+      var v = r.value, key;
       try {
         if (k >= MAX_SAFE) throw new TypeErrorCtor("groupBy: too many elements");
         key = callback(v, k); // strict code: this is undefined
