@@ -328,6 +328,28 @@ var specialTests = []struct {
 			}
 		}
 	}},
+	{"a persistent environment's tools cannot be reshaped", func(t *testing.T, eng engine.Engine) {
+		// A run's attempts to change the tools object (its prototype,
+		// its properties) fail, and leave nothing for the next run.
+		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		const change = "const p = { constructor: 1, echo: 2, injected: 3 }\n" +
+			"try { Object.setPrototypeOf(tools, p) } catch (e) {}\n" +
+			"try { Object.defineProperty(tools, 'injected', { value: 1 }) } catch (e) {}\n" +
+			"try { tools.echo = 1; delete tools.echo } catch (e) {}\n" +
+			"try { tools.__proto__ = p } catch (e) {}\n" +
+			"return Object.getPrototypeOf(tools) === null"
+		const check = "return [Object.getPrototypeOf(tools) === null, 'constructor' in tools, 'injected' in tools, typeof tools.injected, typeof tools.echo, (await tools.echo({a: 1})).a]"
+		if o := Exec(t, eng, change, ExecOptions{Env: env}); o.Err != nil || string(o.Value) != "true" {
+			t.Fatalf("changing tools: got %s, %v; want true", o.Value, o.Err)
+		}
+		if o := Exec(t, eng, check, ExecOptions{Env: env}); o.Err != nil || string(o.Value) != `[true,false,false,"function","function",1]` {
+			t.Errorf("the next run: got %s, %v", o.Value, o.Err)
+		}
+	}},
 	{"persistent environment survives a timeout", func(t *testing.T, eng engine.Engine) {
 		env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
 		if err != nil {

@@ -226,8 +226,39 @@ func (o *baseDynamicObject) getSym(p *Symbol, receiver Value) Value {
 	return nil
 }
 
+// DynamicObjectStrict is a DynamicObject that answers [[GetOwnProperty]]
+// and [[SetPrototypeOf]] itself (codemode patch: dynamicstrict). Without
+// it, every key Get answers for is an own, writable property, and the
+// prototype can be set to anything.
+type DynamicObjectStrict interface {
+	DynamicObject
+	// GetOwn is the value of the own property key, reported as a
+	// read-only, enumerable, configurable data property, or nil when the
+	// object has no own property key (Get may still answer for it).
+	GetOwn(key string) Value
+	// SetPrototype reports whether proto may become the object's
+	// prototype.
+	SetPrototype(proto *Object) bool
+}
+
 func (o *dynamicObject) getOwnPropStr(u unistring.String) Value {
+	if s, ok := o.d.(DynamicObjectStrict); ok { // codemode patch: dynamicstrict
+		if v := s.GetOwn(u.String()); v != nil {
+			return &valueProperty{value: v, enumerable: true, configurable: true}
+		}
+		return nil
+	}
 	return o.d.Get(u.String())
+}
+
+// codemode patch: dynamicstrict
+func (o *dynamicObject) setProto(proto *Object, throw bool) bool {
+	if s, ok := o.d.(DynamicObjectStrict); ok && !s.SetPrototype(proto) {
+		typeErrorResult(throw, "Cannot set the prototype of this object")
+		return false
+	}
+	o.prototype = proto
+	return true
 }
 
 func (o *dynamicObject) getOwnPropIdx(v valueInt) Value {

@@ -688,7 +688,9 @@ func (v *vm) makeTools(traps *goja.Object) goja.Value {
 		*f = fn
 	}
 	v.tools = t
-	return v.rt.NewDynamicObject(t)
+	o := v.rt.NewDynamicObject(t)
+	o.SetPrototype(nil) // as tools.js's getPrototypeOf trap answers
+	return o
 }
 
 // call calls a trap; an exception (an interrupt) propagates to the
@@ -709,11 +711,25 @@ func (t *toolsObject) Get(key string) goja.Value {
 	if val == nil || goja.IsUndefined(val) {
 		val = nil
 	}
+	if objectProtoNames[key] {
+		// What get answers follows Object.prototype as it is now (unless
+		// the name is a tool's): not kept, as on wazero.
+		return val
+	}
 	if len(t.got) >= 1024 { // names a program invented
 		clear(t.got)
 	}
 	t.got[key] = val
 	return val
+}
+
+// objectProtoNames are the names for which tools.js's get answers
+// Object.prototype's member, unless a tool has the name (tools.js's
+// objectProtoNames).
+var objectProtoNames = map[string]bool{
+	"constructor": true, "toString": true, "toLocaleString": true, "valueOf": true,
+	"hasOwnProperty": true, "isPrototypeOf": true, "propertyIsEnumerable": true, "__proto__": true,
+	"__defineGetter__": true, "__defineSetter__": true, "__lookupGetter__": true, "__lookupSetter__": true,
 }
 
 func (t *toolsObject) Has(key string) bool {
@@ -730,6 +746,18 @@ func (t *toolsObject) Keys() []string {
 	}
 	return out
 }
+
+// GetOwn: a tool's binding is an own property (the getOwnPropertyDescriptor
+// trap); any other name, though Get answers for it, is not.
+func (t *toolsObject) GetOwn(key string) goja.Value {
+	if !t.Has(key) {
+		return nil
+	}
+	return t.Get(key)
+}
+
+// SetPrototype: the prototype stays null (the setPrototypeOf trap).
+func (t *toolsObject) SetPrototype(proto *goja.Object) bool { return proto == nil }
 
 func (t *toolsObject) Set(string, goja.Value) bool { return false }
 func (t *toolsObject) Delete(string) bool          { return false }

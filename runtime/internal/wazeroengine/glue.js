@@ -97,17 +97,15 @@ function hostClearTimer(id) {
 // run has read before is then an ordinary property lookup, not a call of
 // the trap (1.3 µs, most of a refused call's cost). Only the get trap's
 // bindings are kept (what it answers for Object.prototype's names follows
-// Object.prototype as it is now), and getPrototypeOf answers
-// Object.prototype, as for the Proxy over {} that tools was: a program
-// sees neither object behind it. beginJSON starts each run with an empty
-// cache (the tool names, and so what get answers, may change between the
-// runs of a persistent environment). (tools.js calls makeTools before
+// Object.prototype as it is now), and getPrototypeOf answers null
+// (tools.js's trap): a program sees neither object behind it. beginJSON
+// starts each run with an empty cache (the tool names, and so what get
+// answers, may change between the runs of a persistent environment). (tools.js calls makeTools before
 // this file runs: these vars have no initialiser, which would reset them.)
 var toolsTarget, toolsMiss, toolsCached, toolsCachedFns;
 function makeTools(traps) {
   var get = traps.get, handler = { __proto__: null };
   keysOf(traps).forEach(function (k) { if (k !== "get") handler[k] = traps[k]; });
-  handler.getPrototypeOf = function () { return objectProto; };
   toolsMiss = new ProxyCtor({}, { __proto__: null, get: function (t, k) {
     var v = get(t, k);
     if (typeof k === "string" && v !== undefined && toolFns[k] === v) {

@@ -6,8 +6,12 @@
 // the registry (which answers UNKNOWN_TOOL with suggestions). Exceptions
 // keep the object sane: `then` and `toJSON` are undefined (`await tools`
 // and JSON.stringify(tools) call nothing), and the names of
-// Object.prototype members resolve to the prototype unless they are real
-// tool names. Object.keys(tools) lists the run's tools.
+// Object.prototype members resolve to Object.prototype's unless they are
+// real tool names. Its prototype is null, for good: `name in tools`,
+// Object.hasOwn and the property descriptors answer for the run's tools
+// only, and Object.keys(tools) lists them. A program can neither add,
+// change nor delete a property, nor set the prototype (the same on every
+// engine, and nothing carries into a persistent environment's next run).
 //
 // A binding first asks the glue's hostRefusal(name) whether the call is
 // past the run's nested-call limit (engine.Run.Refused): if so it returns
@@ -21,6 +25,8 @@
 
 var toolNames = null; // the run's tool names; null: ask the glue's hostTools() each time
 var toolFns = { __proto__: null }, toolFnCount = 0;
+// (gojaengine's objectProtoNames is this list too: goja does not keep
+// what get answers for them.)
 var objectProtoNames = {
   __proto__: null, constructor: true, toString: true, toLocaleString: true, valueOf: true,
   hasOwnProperty: true, isPrototypeOf: true, propertyIsEnumerable: true, ["__proto__"]: true,
@@ -95,10 +101,14 @@ var toolsTraps = {
     if (typeof k !== "string" || !knownTool(k)) return undefined;
     return { value: toolFn(k), writable: false, enumerable: true, configurable: true };
   },
+  // No prototype, and no other: `in` and the descriptors answer for tool
+  // names only (the Object.prototype names get answers are a courtesy,
+  // as in String(tools)), and a program can change no answer.
+  getPrototypeOf: function () { return null; },
+  setPrototypeOf: function (t, p) { return p === null; },
   set: refuse,
   defineProperty: refuse,
   deleteProperty: refuse,
-  setPrototypeOf: refuse,
   preventExtensions: refuse
 };
 function refuse() { return false; }
