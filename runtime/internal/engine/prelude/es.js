@@ -94,6 +94,16 @@ function esMake() {
       k++;
     }
   }
+  // bareList is an array with no prototype: assigning an element defines
+  // it. asArrays gives a list of them %Array.prototype%.
+  function bareList() {
+    var a = [];
+    setProto(a, null);
+    return a;
+  }
+  function asArrays(lists) {
+    for (var i = 0; i < lists.length; i++) setProto(lists[i], ArrayProto);
+  }
   // groupByCloses reports whether the engine's groupBy functions close the
   // iterator when the callback throws. QuickJS-ng 0.12's do not, and they
   // also fill the groups with [[Set]] instead of defining the elements (a
@@ -160,30 +170,42 @@ function esMake() {
     // An installer runs only where polyfill("?") found the feature
     // missing or wrong (RegExp.escape replaces QuickJS's).
     groupBy: function () {
-      // Both replace the engine's: "?" found one missing or wrong.
+      // Both replace the engine's: "?" found one missing or wrong. The
+      // groups are built with no prototype, so that assigning an element
+      // defines it (no setter of Array.prototype runs: CreateArrayFromList),
+      // and get %Array.prototype% when the grouping is done. Until then no
+      // program code can reach them, nor obj or map.
       install(ObjectCtor, {
         groupBy(items, callback) {
-          // obj is the program's only when returned: until then, with
-          // no prototype, reading and assigning its keys is
-          // CreateDataProperty, and a literal [v] defines its element.
-          var obj = { __proto__: null };
+          var obj = { __proto__: null }, groups = bareList();
           groupBy(items, callback, true, function (key, v) {
             var g = obj[key];
-            if (g === undefined) obj[key] = [v];
-            else createData(g, g.length, v);
+            if (g === undefined) {
+              g = obj[key] = bareList();
+              groups[groups.length] = g;
+            }
+            g[g.length] = v;
           });
+          asArrays(groups);
           return obj;
         }
       }.groupBy);
       var MapC = Map, get = Map.prototype.get, set = Map.prototype.set;
       install(MapC, {
         groupBy(items, callback) {
-          var map = new MapC();
+          var map = new MapC(), groups = bareList(), k1 = [undefined], k2 = [undefined, undefined];
           groupBy(items, callback, false, function (key, v) {
-            var g = ReflectApply(get, map, [key]);
-            if (g === undefined) ReflectApply(set, map, [key, [v]]);
-            else createData(g, g.length, v);
+            k1[0] = key;
+            var g = ReflectApply(get, map, k1);
+            if (g === undefined) {
+              k2[0] = key;
+              k2[1] = g = bareList();
+              ReflectApply(set, map, k2);
+              groups[groups.length] = g;
+            }
+            g[g.length] = v;
           });
+          asArrays(groups);
           return map;
         }
       }.groupBy);
