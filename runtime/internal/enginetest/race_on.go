@@ -1,0 +1,6 @@
+//go:build race
+
+package enginetest
+
+// raceSlowdown: see slowdown.
+const raceSlowdown = 3
