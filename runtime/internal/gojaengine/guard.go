@@ -551,7 +551,15 @@ func (g *guard) condemn(victim *watched, h heapSample, black uint64) bool {
 	case verdictKill:
 		return g.kill(victim, h)
 	case verdictAsk:
-		victim.pause(victim.confirm)
+		victim.pause(func() {
+			select {
+			case <-victim.finished:
+				// The run ended before its VM reached a step, and the
+				// request outlived it into the VM's next run.
+			default:
+				victim.confirm()
+			}
+		})
 	}
 	return false
 }
