@@ -151,10 +151,10 @@ func Run(t *testing.T, newEngine func(t *testing.T) engine.Engine) {
 // speed rather than the guard). A case that may end with TIMEOUT keeps its
 // deadline, which its outcome is about.
 func deadlineOf(c Case) time.Duration {
-	if raceSlowdown == 1 || c.Timeout == 0 || c.WantCode == errs.CodeTimeout || slices.Contains(c.WantCodes, errs.CodeTimeout) {
+	if RaceSlowdown == 1 || c.Timeout == 0 || c.WantCode == errs.CodeTimeout || slices.Contains(c.WantCodes, errs.CodeTimeout) {
 		return c.Timeout
 	}
-	return c.Timeout * raceSlowdown
+	return c.Timeout * RaceSlowdown
 }
 
 // runCase runs one case and, if check, checks its outcome. It returns

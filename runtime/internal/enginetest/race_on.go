@@ -2,5 +2,6 @@
 
 package enginetest
 
-// raceSlowdown: see slowdown.
-const raceSlowdown = 3
+// RaceSlowdown is how much longer a deadline a test gives a program that
+// must not end with TIMEOUT, under the race detector (deadlineOf).
+const RaceSlowdown = 3
