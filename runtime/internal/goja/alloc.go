@@ -33,7 +33,7 @@ func (r *Runtime) SetAllocationCheck(min int64, f func(bytes int64) error) {
 
 // checkAlloc is called before a built-in allocates about n bytes.
 func (r *Runtime) checkAlloc(n int64) {
-	if atomic.LoadUint32(&r.vm.interrupted) != 0 {
+	if atomic.LoadUint32(&r.vm.interrupted) != 0 && !r.vm.runSafepoint() {
 		r.vm.throwInterrupted()
 	}
 	if n < r.allocMin || r.allocCheck == nil {
@@ -57,7 +57,7 @@ func (r *Runtime) checkString(n int, unicode bool) {
 // pollInterrupt honours a pending Interrupt from inside a native loop,
 // every 1024 calls (i is the loop's counter).
 func (r *Runtime) pollInterrupt(i int) {
-	if i&1023 == 0 && atomic.LoadUint32(&r.vm.interrupted) != 0 {
+	if i&1023 == 0 && atomic.LoadUint32(&r.vm.interrupted) != 0 && !r.vm.runSafepoint() {
 		r.vm.throwInterrupted()
 	}
 }

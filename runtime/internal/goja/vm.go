@@ -379,6 +379,7 @@ type vm struct {
 	interrupted   uint32
 	interruptVal  interface{}
 	interruptLock sync.Mutex
+	safepoint     func() // codemode patch: RequestSafepoint's, under interruptLock
 
 	curAsyncRunner *asyncRunner
 
@@ -626,6 +627,9 @@ func (vm *vm) run() {
 			count--
 		}
 		if interrupted = atomic.LoadUint32(&vm.interrupted) != 0; interrupted {
+			if vm.runSafepoint() { // codemode patch: safepoints
+				continue
+			}
 			break
 		}
 		pc := vm.pc
@@ -659,6 +663,9 @@ func (vm *vm) runWithProfiler() bool {
 	interrupted := false
 	for {
 		if interrupted = atomic.LoadUint32(&vm.interrupted) != 0; interrupted {
+			if vm.runSafepoint() { // codemode patch: safepoints
+				continue
+			}
 			return true
 		}
 		pc := vm.pc
@@ -685,12 +692,17 @@ func (vm *vm) runWithProfiler() bool {
 func (vm *vm) Interrupt(v interface{}) {
 	vm.interruptLock.Lock()
 	vm.interruptVal = v
+	vm.safepoint = nil // codemode patch: safepoints
 	atomic.StoreUint32(&vm.interrupted, 1)
 	vm.interruptLock.Unlock()
 }
 
 func (vm *vm) ClearInterrupt() {
+	// codemode patch: safepoints (a pending request is dropped with the flag)
+	vm.interruptLock.Lock()
+	vm.safepoint = nil
 	atomic.StoreUint32(&vm.interrupted, 0)
+	vm.interruptLock.Unlock()
 }
 
 func getFuncName(stack []Value, sb int) unistring.String {

@@ -85,3 +85,34 @@ func TestMarkingFromPauses(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdict: a live figure over a run's budget kills it only when the
+// figure is proof (over even without what the cycle may have marked black
+// by allocation); otherwise the run is asked to confirm on its own
+// goroutine, once, unless its last clean figure plus everything allocated
+// since is under the budget; a run that does not answer within two cycles
+// is judged by the figure.
+func TestVerdict(t *testing.T) {
+	const mib = 1 << 20
+	pause := func(func()) {}
+	for _, c := range []struct {
+		name  string
+		w     *watched
+		h     heapSample
+		black uint64
+		want  int
+	}{
+		{"no pause: the figure decides", &watched{limit: 64 * mib, baseline: 10 * mib}, heapSample{live: 80 * mib, cycles: 5}, 30 * mib, verdictKill},
+		{"over even without black", &watched{limit: 64 * mib, baseline: 10 * mib, pause: pause}, heapSample{live: 100 * mib, cycles: 5}, 20 * mib, verdictKill},
+		{"black may explain it: ask", &watched{limit: 64 * mib, baseline: 10 * mib, pause: pause}, heapSample{live: 80 * mib, cycles: 5}, 20 * mib, verdictAsk},
+		{"asked: wait", &watched{limit: 64 * mib, baseline: 10 * mib, pause: pause, confirming: true, confirmAt: 5}, heapSample{live: 80 * mib, cycles: 6}, 20 * mib, verdictWait},
+		{"asked two cycles ago: kill", &watched{limit: 64 * mib, baseline: 10 * mib, pause: pause, confirming: true, confirmAt: 5}, heapSample{live: 80 * mib, cycles: 7}, 20 * mib, verdictKill},
+		{"clean figure + allocations since under: clear", &watched{limit: 64 * mib, baseline: 10 * mib, pause: pause, clean: true, cleanLive: 50 * mib, cleanAllocs: 1000 * mib}, heapSample{live: 80 * mib, cycles: 5, allocs: 1020 * mib}, 20 * mib, verdictClear},
+		{"clean figure + allocations since over: ask", &watched{limit: 64 * mib, baseline: 10 * mib, pause: pause, clean: true, cleanLive: 50 * mib, cleanAllocs: 1000 * mib}, heapSample{live: 80 * mib, cycles: 5, allocs: 1030 * mib}, 20 * mib, verdictAsk},
+		{"a persistent environment's retention shrinks the budget", &watched{limit: 64 * mib, retained: 30 * mib, baseline: 10 * mib, pause: pause}, heapSample{live: 80 * mib, cycles: 5}, 20 * mib, verdictKill},
+	} {
+		if got := c.w.verdict(c.h, c.black); got != c.want {
+			t.Errorf("%s: verdict %d, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -88,7 +88,7 @@ func TestGuardsRefuseUpFront(t *testing.T) {
 		{"padEnd valueOf", "return 'x'.padEnd({ valueOf() { return 2 ** 30 } }).length", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := enginetest.Exec(t, eng, tc.code, enginetest.ExecOptions{MemoryLimit: enginetest.SuiteMemoryLimit, Timeout: 300 * time.Millisecond})
+			o := enginetest.Exec(t, eng, tc.code, enginetest.ExecOptions{MemoryLimit: enginetest.SuiteMemoryLimit, Timeout: 300 * time.Millisecond * enginetest.RaceSlowdown})
 			switch {
 			case o.Err != nil && strings.Contains(o.Err.Message, "stuck in a built-in"):
 				t.Errorf("the VM was abandoned inside a built-in: %v", o.Err)

@@ -385,7 +385,7 @@ func (v *vm) Begin(r *engine.Run) error {
 	if v.tools != nil {
 		clear(v.tools.got) // get's answers depend on the run's tools
 	}
-	v.w = v.d.guard.add(r, v.cfg.MemoryLimit, v.retained)
+	v.w = v.d.guard.add(r, v.cfg.MemoryLimit, v.retained, v.rt.RequestSafepoint)
 	if v.cfg.MemoryLimit > 0 {
 		// A built-in about to allocate a big piece asks the guard first
 		// (guard.go, allocate).
