@@ -83,7 +83,12 @@ defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
 // and the arguments are converted here, once; the built-in gets
 // primitives, whose conversion runs no program code. (goja checks these
 // inside the built-ins: its glue declares nativeSizeChecks.)
-var repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
+// (Captured only where the wrappers are installed: reading a method of
+// String.prototype builds it on goja, in every runtime.)
+var repeatF, padStartF, padEndF;
+if (typeof nativeSizeChecks !== "function") {
+  repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
+}
 if (typeof nativeSizeChecks !== "function") install(String.prototype, {
   repeat(count) {
     if (this === null || this === undefined) return ReflectApply(repeatF, this, arguments);
@@ -110,7 +115,8 @@ if (typeof nativeSizeChecks !== "function") {
 // 16 MiB)) succeeded at 800 MiB of characters where goja refused it.)
 // QuickJS compiles a template literal to a call of concat, so toStr
 // (a template) cannot be used here: String() is ToString but for symbols.
-var concatBuiltin = String.prototype.concat, StringFn = String;
+var concatBuiltin, StringFn;
+if (typeof nativeSizeChecks !== "function") concatBuiltin = String.prototype.concat, StringFn = String;
 function concatPart(v) {
   if (typeof v === "symbol") throw new TypeErrorCtor("cannot convert a Symbol value to a string");
   return typeof v === "string" ? v : StringFn(v);
