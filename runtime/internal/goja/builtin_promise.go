@@ -551,14 +551,7 @@ func (r *Runtime) createPromiseProto(val *Object) objectImpl {
 
 // codemode patch: a templated function object (proto_templates.go).
 func (r *Runtime) createPromise(val *Object) objectImpl {
-	return r.newTemplatedFuncObject(promiseCtorTemplate.get(), val, func(call FunctionCall) Value {
-		return r.builtin_newPromise(call.Arguments, nil)
-	}, func(args []Value, newTarget *Object) *Object {
-		if newTarget == nil {
-			newTarget = val
-		}
-		return r.builtin_newPromise(args, newTarget)
-	})
+	return r.newTemplatedConstructOnly(&promiseCtorTemplate, val, r.builtin_newPromise)
 }
 
 func (r *Runtime) getPromisePrototype() *Object {

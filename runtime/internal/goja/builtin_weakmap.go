@@ -280,10 +280,9 @@ func (r *Runtime) createWeakMapProto(val *Object) objectImpl {
 	return r.newProtoObject(&weakMapProtoTemplate, val)
 }
 
+// codemode patch: a templated function object (proto_templates.go).
 func (r *Runtime) createWeakMap(val *Object) objectImpl {
-	o := r.newNativeConstructOnly(val, r.builtin_newWeakMap, r.getWeakMapPrototype(), "WeakMap", 0)
-
-	return o
+	return r.newTemplatedConstructOnly(&weakMapCtorTemplate, val, r.builtin_newWeakMap)
 }
 
 func (r *Runtime) getWeakMapPrototype() *Object {

@@ -101,10 +101,9 @@ func (r *Runtime) createWeakSetProto(val *Object) objectImpl {
 	return r.newProtoObject(&weakSetProtoTemplate, val)
 }
 
+// codemode patch: a templated function object (proto_templates.go).
 func (r *Runtime) createWeakSet(val *Object) objectImpl {
-	o := r.newNativeConstructOnly(val, r.builtin_newWeakSet, r.getWeakSetPrototype(), "WeakSet", 0)
-
-	return o
+	return r.newTemplatedConstructOnly(&weakSetCtorTemplate, val, r.builtin_newWeakSet)
 }
 
 func (r *Runtime) getWeakSetPrototype() *Object {

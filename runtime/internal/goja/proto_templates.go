@@ -250,3 +250,22 @@ var arrayUnscopablesTemplate = lazyTemplate{make: func() *objectTemplate {
 	}
 	return t
 }}
+
+var weakMapCtorTemplate, weakSetCtorTemplate lazyTemplate
+
+func init() {
+	weakMapCtorTemplate.make = func() *objectTemplate { return newCtorTemplate("WeakMap", 0, (*Runtime).getWeakMapPrototype) }
+	weakSetCtorTemplate.make = func() *objectTemplate { return newCtorTemplate("WeakSet", 0, (*Runtime).getWeakSetPrototype) }
+}
+
+// newTemplatedConstructOnly is newNativeConstructOnly with a template.
+func (r *Runtime) newTemplatedConstructOnly(l *lazyTemplate, val *Object, ctor func(args []Value, newTarget *Object) *Object) *templatedFuncObject {
+	return r.newTemplatedFuncObject(l.get(), val, func(call FunctionCall) Value {
+		return ctor(call.Arguments, nil)
+	}, func(args []Value, newTarget *Object) *Object {
+		if newTarget == nil {
+			newTarget = val
+		}
+		return ctor(args, newTarget)
+	})
+}

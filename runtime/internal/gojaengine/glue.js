@@ -215,14 +215,27 @@ var maxDense = 65536;
 var AP = ArrayProto;
 // Methods, not function declarations: built-ins are not constructors, and
 // their parameters give them the spec's .length.
-var mapF = AP.map; AP.map = hide({ map(callbackfn) { return guarded(mapF, "map", this, arguments, true); } }.map);
-var sortF = AP.sort; AP.sort = hide({ sort(comparefn) { return guarded(sortF, "sort", this, arguments, true); } }.sort);
-var toReversedF = AP.toReversed; AP.toReversed = hide({ toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); } }.toReversed);
-var keysF = AP.keys; AP.keys = hide({ keys() { return guarded(keysF, "keys", this, arguments, true); } }.keys);
-var valuesF = AP.values; AP.values = hide({ values() { return guarded(valuesF, "values", this, arguments, true); } }.values);
-var entriesF = AP.entries; AP.entries = hide({ entries() { return guarded(entriesF, "entries", this, arguments, true); } }.entries);
-var toSplicedF = AP.toSpliced; AP.toSpliced = hide({ toSpliced(start, skipCount) { return guarded(toSplicedF, "toSpliced", this, arguments, false); } }.toSpliced);
-var withF = AP.with; AP.with = hide({ with(index, value) { return guarded(withF, "with", this, arguments, false); } }.with);
+var mapF = AP.map, sortF = AP.sort, toReversedF = AP.toReversed, keysF = AP.keys,
+  valuesF = AP.values, entriesF = AP.entries, toSplicedF = AP.toSpliced, withF = AP.with;
+// (One object literal holds them all: each costs every runtime.)
+var arrayGuards = {
+  map(callbackfn) { return guarded(mapF, "map", this, arguments, true); },
+  sort(comparefn) { return guarded(sortF, "sort", this, arguments, true); },
+  toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); },
+  keys() { return guarded(keysF, "keys", this, arguments, true); },
+  values() { return guarded(valuesF, "values", this, arguments, true); },
+  entries() { return guarded(entriesF, "entries", this, arguments, true); },
+  toSpliced(start, skipCount) { return guarded(toSplicedF, "toSpliced", this, arguments, false); },
+  with(index, value) { return guarded(withF, "with", this, arguments, false); }
+};
+AP.map = hide(arrayGuards.map);
+AP.sort = hide(arrayGuards.sort);
+AP.toReversed = hide(arrayGuards.toReversed);
+AP.keys = hide(arrayGuards.keys);
+AP.values = hide(arrayGuards.values);
+AP.entries = hide(arrayGuards.entries);
+AP.toSpliced = hide(arrayGuards.toSpliced);
+AP.with = hide(arrayGuards.with);
 // indexOf, lastIndexOf and includes walk every index up to the length in
 // Go: on an array-like ({length: 2 ** 53 - 1}) or a sparse array longer
 // than the budget could hold densely, that walk went on for hours after
@@ -253,7 +266,13 @@ function walked(f, O, args) {
   for (; k < len; k++) if (k in O && O[k] === x) return k;
   return -1;
 }
-var indexOfF = AP.indexOf; AP.indexOf = hide({ indexOf(searchElement) { return walked(indexOfF, this, arguments); } }.indexOf);
-var lastIndexOfF = AP.lastIndexOf; AP.lastIndexOf = hide({ lastIndexOf(searchElement) { return walked(lastIndexOfF, this, arguments); } }.lastIndexOf);
-var includesF = AP.includes; AP.includes = hide({ includes(searchElement) { return walked(includesF, this, arguments); } }.includes);
+var indexOfF = AP.indexOf, lastIndexOfF = AP.lastIndexOf, includesF = AP.includes;
+var arrayWalkers = {
+  indexOf(searchElement) { return walked(indexOfF, this, arguments); },
+  lastIndexOf(searchElement) { return walked(lastIndexOfF, this, arguments); },
+  includes(searchElement) { return walked(includesF, this, arguments); }
+};
+AP.indexOf = hide(arrayWalkers.indexOf);
+AP.lastIndexOf = hide(arrayWalkers.lastIndexOf);
+AP.includes = hide(arrayWalkers.includes);
 AP[SymIter] = AP.values; // the guard (goja's SetArrayValuesAlias: vm.go)

@@ -141,26 +141,21 @@ if (typeof nativeSizeChecks !== "function") install(String.prototype, {
 // (goja converts at each comparison instead and could take seconds of CPU
 // before its heap watchdog or the deadline stopped it), so one array gets
 // one answer: 1.5 M numbers are refused at once, MEMORY_LIMIT, on both.
-var sortBuiltin = ArrayProto.sort, toSortedBuiltin = ArrayProto.toSorted;
-install(ArrayProto, {
+var sortBuiltin = ArrayProto.sort, toSortedBuiltin = ArrayProto.toSorted, fillF = ArrayProto.fill;
+// (One object literal holds the three: each costs every goja runtime.)
+var arrayChecks = {
   sort(comparefn) {
     if (comparefn === undefined && isGenuineArray(this)) tooBig("sort()", this.length * 48);
     return ReflectApply(sortBuiltin, this, arguments);
-  }
-}.sort);
-if (typeof toSortedBuiltin === "function") install(ArrayProto, {
+  },
   toSorted(comparefn) {
     if (comparefn === undefined && isGenuineArray(this)) tooBig("toSorted()", this.length * 64);
     return ReflectApply(toSortedBuiltin, this, arguments);
-  }
-}.toSorted);
-
-// An array slot costs about 16 bytes. A genuine array's length is a data
-// property the built-in reads without running program code, so it gets the
-// array as is when nothing else can run program code before it reads the
-// length; anything else goes through the algorithm here, with one read.
-var fillF = ArrayProto.fill;
-install(ArrayProto, {
+  },
+  // An array slot costs about 16 bytes. A genuine array's length is a data
+  // property the built-in reads without running program code, so it gets the
+  // array as is when nothing else can run program code before it reads the
+  // length; anything else goes through the algorithm here, with one read.
   fill(value) {
     var O = this, start = arguments[1], end = arguments[2];
     if (O === null || O === undefined) return ReflectApply(fillF, O, arguments);
@@ -178,6 +173,9 @@ install(ArrayProto, {
     for (; k < fin; k++) O[k] = value;
     return O;
   }
-}.fill);
+};
+install(ArrayProto, arrayChecks.sort);
+if (typeof toSortedBuiltin === "function") install(ArrayProto, arrayChecks.toSorted);
+install(ArrayProto, arrayChecks.fill);
 var joinF = ArrayProto.join, arrayFrom = ArrayCtor.from;
 var joining = snapshot(); // the array-likes being joined, for cycles (the glue's join)
