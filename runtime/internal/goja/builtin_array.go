@@ -1657,27 +1657,11 @@ func createArrayProtoTemplate() *objectTemplate {
 	t.putStr("values", func(r *Runtime) Value { return valueProp(r.getArrayValues(), true, false, true) })
 
 	t.putSym(SymIterator, func(r *Runtime) Value { return valueProp(r.getArrayValues(), true, false, true) })
+	// codemode patch: the unscopables object is a template
+	// (proto_templates.go), made whole only if something reads it: every
+	// runtime that sets a symbol of Array.prototype makes this property.
 	t.putSym(SymUnscopables, func(r *Runtime) Value {
-		bl := r.newBaseObject(nil, classObject)
-		bl.setOwnStr("copyWithin", valueTrue, true)
-		bl.setOwnStr("entries", valueTrue, true)
-		bl.setOwnStr("fill", valueTrue, true)
-		bl.setOwnStr("find", valueTrue, true)
-		bl.setOwnStr("findIndex", valueTrue, true)
-		bl.setOwnStr("findLast", valueTrue, true)
-		bl.setOwnStr("findLastIndex", valueTrue, true)
-		bl.setOwnStr("flat", valueTrue, true)
-		bl.setOwnStr("flatMap", valueTrue, true)
-		bl.setOwnStr("includes", valueTrue, true)
-		bl.setOwnStr("keys", valueTrue, true)
-		bl.setOwnStr("values", valueTrue, true)
-		bl.setOwnStr("groupBy", valueTrue, true)
-		bl.setOwnStr("groupByToMap", valueTrue, true)
-		bl.setOwnStr("toReversed", valueTrue, true)
-		bl.setOwnStr("toSorted", valueTrue, true)
-		bl.setOwnStr("toSpliced", valueTrue, true)
-
-		return valueProp(bl.val, false, false, true)
+		return valueProp(r.newTemplatedObject(arrayUnscopablesTemplate.get(), nil).val, false, false, true)
 	})
 
 	return t
@@ -1713,20 +1697,18 @@ func (r *Runtime) getArray() *Object {
 	return ret
 }
 
+// codemode patch: a templated function object (proto_templates.go).
 func (r *Runtime) createArray(val *Object) objectImpl {
-	o := r.newNativeFuncConstructObj(val, r.builtin_newArray, "Array", r.getArrayPrototype(), 1)
-	o._putReady("from", r.methodProp(r.array_from, asciiString("from"), 1))
-	o._putReady("isArray", r.methodProp(r.array_isArray, asciiString("isArray"), 1))
-	o._putReady("of", r.methodProp(r.array_of, asciiString("of"), 0))
-	r.putSpeciesReturnThis(o)
-
-	return o
+	proto := r.getArrayPrototype()
+	return r.newTemplatedFuncObject(arrayCtorTemplate.get(), val, r.constructToCall(r.builtin_newArray, proto), r.wrapNativeConstruct(r.builtin_newArray, val, proto))
 }
 
 func (r *Runtime) createArrayIterProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getIteratorPrototype(), classObject)
 
-	o._putReady("next", r.methodProp(r.arrayIterProto_next, asciiString("next"), 0))
+	next := r.methodProp(r.arrayIterProto_next, asciiString("next"), 0)
+	r.arrayIterNext = next.(*valueProperty).value // codemode patch: sizecheck.go, the built-in next
+	o._putReady("next", next)
 	o._putSym(SymToStringTag, valueProp(asciiString(classArrayIterator), false, false, true))
 
 	return o

@@ -220,24 +220,20 @@ func (r *Runtime) error_toString(call FunctionCall) Value {
 	return sb.String()
 }
 
+// codemode patch: a native error's prototype is a template
+// (proto_templates.go); ctor is the constructor being made, which its
+// "constructor" property reads back when first read.
 func (r *Runtime) createErrorPrototype(name String, ctor *Object) *Object {
-	o := r.newBaseObject(r.getErrorPrototype(), classObject)
-	o._putProp("message", stringEmpty, true, false, true)
-	o._putProp("name", name, true, false, true)
-	o._putProp("constructor", ctor, true, false, true)
-	return o.val
+	return r.newProtoObject(nativeErrorProtoTemplates[name.string()], nil).val
 }
 
 func (r *Runtime) getErrorPrototype() *Object {
 	ret := r.global.ErrorPrototype
 	if ret == nil {
-		ret = r.NewObject()
+		// codemode patch: a template (proto_templates.go).
+		ret = &Object{runtime: r}
 		r.global.ErrorPrototype = ret
-		o := ret.self
-		o._putProp("message", stringEmpty, true, false, true)
-		o._putProp("name", stringError, true, false, true)
-		o._putReady("toString", r.methodProp(r.error_toString, asciiString("toString"), 0))
-		o._putProp("constructor", r.getError(), true, false, true)
+		r.newProtoObject(&errorProtoTemplate, ret)
 	}
 	return ret
 }
@@ -247,9 +243,9 @@ func (r *Runtime) getError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.Error = ret
-		r.newNativeFuncConstruct(ret, r.builtin_Error, "Error", r.getErrorPrototype(), 1)
-		o := ret.self
-		o._putReady("isError", r.methodProp(r.error_isError, asciiString("isError"), 1))
+		// codemode patch: a template (proto_templates.go).
+		proto := r.getErrorPrototype()
+		r.newTemplatedFuncObject(errorCtorTemplate.get(), ret, r.constructToCall(r.builtin_Error, proto), r.wrapNativeConstruct(r.builtin_Error, ret, proto))
 	}
 	return ret
 }
@@ -259,7 +255,7 @@ func (r *Runtime) getAggregateError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.AggregateError = ret
-		r.newNativeFuncConstructProto(ret, r.builtin_AggregateError, "AggregateError", r.createErrorPrototype(stringAggregateError, ret), r.getError(), 2)
+		r.newNativeErrorCtor(ret, r.builtin_AggregateError, stringAggregateError, r.createErrorPrototype(stringAggregateError, ret)) // codemode patch: a template (proto_templates.go)
 	}
 	return ret
 }
@@ -269,7 +265,7 @@ func (r *Runtime) getTypeError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.TypeError = ret
-		r.newNativeFuncConstructProto(ret, r.builtin_Error, "TypeError", r.createErrorPrototype(stringTypeError, ret), r.getError(), 1)
+		r.newNativeErrorCtor(ret, r.builtin_Error, stringTypeError, r.createErrorPrototype(stringTypeError, ret)) // codemode patch: a template (proto_templates.go)
 	}
 	return ret
 }
@@ -279,7 +275,7 @@ func (r *Runtime) getReferenceError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.ReferenceError = ret
-		r.newNativeFuncConstructProto(ret, r.builtin_Error, "ReferenceError", r.createErrorPrototype(stringReferenceError, ret), r.getError(), 1)
+		r.newNativeErrorCtor(ret, r.builtin_Error, stringReferenceError, r.createErrorPrototype(stringReferenceError, ret)) // codemode patch: a template (proto_templates.go)
 	}
 	return ret
 }
@@ -289,7 +285,7 @@ func (r *Runtime) getSyntaxError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.SyntaxError = ret
-		r.newNativeFuncConstructProto(ret, r.builtin_Error, "SyntaxError", r.createErrorPrototype(stringSyntaxError, ret), r.getError(), 1)
+		r.newNativeErrorCtor(ret, r.builtin_Error, stringSyntaxError, r.createErrorPrototype(stringSyntaxError, ret)) // codemode patch: a template (proto_templates.go)
 	}
 	return ret
 }
@@ -299,7 +295,7 @@ func (r *Runtime) getRangeError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.RangeError = ret
-		r.newNativeFuncConstructProto(ret, r.builtin_Error, "RangeError", r.createErrorPrototype(stringRangeError, ret), r.getError(), 1)
+		r.newNativeErrorCtor(ret, r.builtin_Error, stringRangeError, r.createErrorPrototype(stringRangeError, ret)) // codemode patch: a template (proto_templates.go)
 	}
 	return ret
 }
@@ -309,7 +305,7 @@ func (r *Runtime) getEvalError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.EvalError = ret
-		r.newNativeFuncConstructProto(ret, r.builtin_Error, "EvalError", r.createErrorPrototype(stringEvalError, ret), r.getError(), 1)
+		r.newNativeErrorCtor(ret, r.builtin_Error, stringEvalError, r.createErrorPrototype(stringEvalError, ret)) // codemode patch: a template (proto_templates.go)
 	}
 	return ret
 }
@@ -319,7 +315,7 @@ func (r *Runtime) getURIError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.URIError = ret
-		r.newNativeFuncConstructProto(ret, r.builtin_Error, "URIError", r.createErrorPrototype(stringURIError, ret), r.getError(), 1)
+		r.newNativeErrorCtor(ret, r.builtin_Error, stringURIError, r.createErrorPrototype(stringURIError, ret)) // codemode patch: a template (proto_templates.go)
 	}
 	return ret
 }
@@ -329,7 +325,7 @@ func (r *Runtime) getGoError() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.GoError = ret
-		r.newNativeFuncConstructProto(ret, r.builtin_Error, "GoError", r.createErrorPrototype(stringGoError, ret), r.getError(), 1)
+		r.newNativeErrorCtor(ret, r.builtin_Error, stringGoError, r.createErrorPrototype(stringGoError, ret)) // codemode patch: a template (proto_templates.go)
 	}
 	return ret
 }

@@ -544,32 +544,14 @@ func (r *Runtime) promise_resolve(call FunctionCall) Value {
 	return r.promiseResolve(r.toObject(call.This), call.Argument(0))
 }
 
+// codemode patch: a template (proto_templates.go).
 func (r *Runtime) createPromiseProto(val *Object) objectImpl {
-	o := newBaseObjectObj(val, r.global.ObjectPrototype, classObject)
-	o._putProp("constructor", r.getPromise(), true, false, true)
-
-	o._putReady("catch", r.methodProp(r.promiseProto_catch, asciiString("catch"), 1))
-	o._putReady("finally", r.methodProp(r.promiseProto_finally, asciiString("finally"), 1))
-	o._putReady("then", r.methodProp(r.promiseProto_then, asciiString("then"), 2))
-
-	o._putSym(SymToStringTag, valueProp(asciiString(classPromise), false, false, true))
-
-	return o
+	return r.newProtoObject(&promiseProtoTemplate, val)
 }
 
+// codemode patch: a templated function object (proto_templates.go).
 func (r *Runtime) createPromise(val *Object) objectImpl {
-	o := r.newNativeConstructOnly(val, r.builtin_newPromise, r.getPromisePrototype(), "Promise", 1)
-
-	o._putReady("all", r.methodProp(r.promise_all, asciiString("all"), 1))
-	o._putReady("allSettled", r.methodProp(r.promise_allSettled, asciiString("allSettled"), 1))
-	o._putReady("any", r.methodProp(r.promise_any, asciiString("any"), 1))
-	o._putReady("race", r.methodProp(r.promise_race, asciiString("race"), 1))
-	o._putReady("reject", r.methodProp(r.promise_reject, asciiString("reject"), 1))
-	o._putReady("resolve", r.methodProp(r.promise_resolve, asciiString("resolve"), 1))
-
-	r.putSpeciesReturnThis(o)
-
-	return o
+	return r.newTemplatedConstructOnly(&promiseCtorTemplate, val, r.builtin_newPromise)
 }
 
 func (r *Runtime) getPromisePrototype() *Object {

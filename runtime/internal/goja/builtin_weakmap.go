@@ -275,25 +275,14 @@ func (r *Runtime) builtin_newWeakMap(args []Value, newTarget *Object) *Object {
 	return o
 }
 
+// codemode patch: a template (proto_templates.go).
 func (r *Runtime) createWeakMapProto(val *Object) objectImpl {
-	o := newBaseObjectObj(val, r.global.ObjectPrototype, classObject)
-
-	o._putProp("constructor", r.getWeakMap(), true, false, true)
-	r.global.weakMapAdder = r.newNativeFunc(r.weakMapProto_set, "set", 2)
-	o._putProp("set", r.global.weakMapAdder, true, false, true)
-	o._putReady("delete", r.methodProp(r.weakMapProto_delete, asciiString("delete"), 1))
-	o._putReady("has", r.methodProp(r.weakMapProto_has, asciiString("has"), 1))
-	o._putReady("get", r.methodProp(r.weakMapProto_get, asciiString("get"), 1))
-
-	o._putSym(SymToStringTag, valueProp(asciiString(classWeakMap), false, false, true))
-
-	return o
+	return r.newProtoObject(&weakMapProtoTemplate, val)
 }
 
+// codemode patch: a templated function object (proto_templates.go).
 func (r *Runtime) createWeakMap(val *Object) objectImpl {
-	o := r.newNativeConstructOnly(val, r.builtin_newWeakMap, r.getWeakMapPrototype(), "WeakMap", 0)
-
-	return o
+	return r.newTemplatedConstructOnly(&weakMapCtorTemplate, val, r.builtin_newWeakMap)
 }
 
 func (r *Runtime) getWeakMapPrototype() *Object {

@@ -96,24 +96,14 @@ func (r *Runtime) builtin_newWeakSet(args []Value, newTarget *Object) *Object {
 	return o
 }
 
+// codemode patch: a template (proto_templates.go).
 func (r *Runtime) createWeakSetProto(val *Object) objectImpl {
-	o := newBaseObjectObj(val, r.global.ObjectPrototype, classObject)
-
-	o._putProp("constructor", r.global.WeakSet, true, false, true)
-	r.global.weakSetAdder = r.newNativeFunc(r.weakSetProto_add, "add", 1)
-	o._putProp("add", r.global.weakSetAdder, true, false, true)
-	o._putReady("delete", r.methodProp(r.weakSetProto_delete, asciiString("delete"), 1))
-	o._putReady("has", r.methodProp(r.weakSetProto_has, asciiString("has"), 1))
-
-	o._putSym(SymToStringTag, valueProp(asciiString(classWeakSet), false, false, true))
-
-	return o
+	return r.newProtoObject(&weakSetProtoTemplate, val)
 }
 
+// codemode patch: a templated function object (proto_templates.go).
 func (r *Runtime) createWeakSet(val *Object) objectImpl {
-	o := r.newNativeConstructOnly(val, r.builtin_newWeakSet, r.getWeakSetPrototype(), "WeakSet", 0)
-
-	return o
+	return r.newTemplatedConstructOnly(&weakSetCtorTemplate, val, r.builtin_newWeakSet)
 }
 
 func (r *Runtime) getWeakSetPrototype() *Object {

@@ -32,6 +32,8 @@ type templatedFuncObject struct {
 
 	f         func(FunctionCall) Value
 	construct func(args []Value, newTarget *Object) *Object
+
+	protoObj *Object // codemode patch: a native error constructor's prototype (proto_templates.go)
 }
 
 // This type exists because Array.prototype is supposed to be an array itself and I could not find

@@ -20,7 +20,7 @@ type propEntry struct {
 	value Value
 }
 
-const propMapSmall = 8
+const propMapSmall = 16
 
 func (m *propMap) get(name unistring.String) Value {
 	v, _ := m.get2(name)

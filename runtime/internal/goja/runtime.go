@@ -195,7 +195,7 @@ type Runtime struct {
 	sizeCheck        SizeCheck        // codemode patch: sizecheck.go
 	typedArraySource TypedArraySource // codemode patch: sizecheck.go
 	valuesAlias      *Object          // codemode patch: sizecheck.go
-	arrayIterNext    Value            // codemode patch: sizecheck.go
+	arrayIterNext    Value            // codemode patch: sizecheck.go, %ArrayIteratorPrototype%'s built-in next
 
 	global          global
 	globalObject    *Object

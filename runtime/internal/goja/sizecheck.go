@@ -129,9 +129,31 @@ func (r *Runtime) iterableSize(items Value) float64 {
 // whose iterator is alias too, while %ArrayIteratorPrototype%.next is
 // still the built-in's (as the spec's steps would call it; upstream's
 // fast path does not look), so the copy is what the iteration would give.
+// (Whether next is the built-in's is known without building the
+// prototype: it is made with its built-in next, stdArrayIterNext.)
 func (r *Runtime) SetArrayValuesAlias(alias *Object) {
 	r.valuesAlias = alias
-	r.arrayIterNext = r.arrayIterProtoNext()
+}
+
+// IsArrayValues reports whether iterating with method is the built-in
+// array iteration: method is Array.prototype.values as built (or the
+// embedder's alias of it) and %ArrayIteratorPrototype%.next is still the
+// built-in's own data property. Nothing is built to answer, and no
+// program code runs.
+func (r *Runtime) IsArrayValues(method Value) bool {
+	if method == nil || method != r.global.arrayValues && (r.valuesAlias == nil || method != r.valuesAlias) {
+		return false
+	}
+	return r.stdArrayIterNext()
+}
+
+// stdArrayIterNext reports whether %ArrayIteratorPrototype%.next is the
+// built-in's (as it is while the prototype is not built).
+func (r *Runtime) stdArrayIterNext() bool {
+	if r.global.ArrayIteratorPrototype == nil {
+		return true
+	}
+	return r.arrayIterNext != nil && r.arrayIterProtoNext() == r.arrayIterNext
 }
 
 // arrayIterProtoNext is the value of %ArrayIteratorPrototype%'s own data
@@ -149,5 +171,5 @@ func (r *Runtime) arrayIterProtoNext() Value {
 
 func (r *Runtime) isValuesAlias(iter Value, arr *arrayObject) bool {
 	return r.valuesAlias != nil && iter == r.valuesAlias && int(arr.length) == len(arr.values) &&
-		r.arrayIterNext != nil && r.arrayIterProtoNext() == r.arrayIterNext
+		r.stdArrayIterNext()
 }

@@ -61,18 +61,15 @@ func (v *vm) checkSource(what, src string) string {
 func (v *vm) gateEval() error {
 	rt := v.rt
 	global := rt.GlobalObject()
-	syntaxError, rangeError := global.Get("SyntaxError"), global.Get("RangeError")
-	throw := func(msg string) {
-		ctor := syntaxError
+	// The realm's own SyntaxError and RangeError, whatever a program did
+	// to the globals (goja's intrinsics: nothing is read or built here).
+	refusal := func(msg string) *goja.Object {
 		if strings.HasPrefix(msg, stackOverflowPrefix) {
-			ctor = rangeError
+			return rt.NewRangeError(msg)
 		}
-		obj, err := rt.New(ctor, rt.ToValue(msg))
-		if err != nil {
-			panic(err)
-		}
-		panic(obj)
+		return rt.NewSyntaxError(msg)
 	}
+	throw := func(msg string) { panic(refusal(msg)) }
 	call := func(f goja.Callable, args []goja.Value) goja.Value {
 		v, err := f(goja.Undefined(), args...)
 		if err != nil {
@@ -89,17 +86,14 @@ func (v *vm) gateEval() error {
 	if !ok {
 		return errors.New("eval is not a function")
 	}
-	evalFn := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+	evalFn := rt.NewNativeFunction(func(c goja.FunctionCall) goja.Value {
 		if s, ok := c.Argument(0).(goja.String); ok {
 			if msg := v.checkSource("eval", s.String()); msg != "" {
 				throw(msg)
 			}
 		}
 		return call(origEval, c.Arguments)
-	}).ToObject(rt)
-	if err := nameFunction(rt, evalFn, "eval", 1); err != nil {
-		return err
-	}
+	}, "eval", 1)
 	// As the built-in: writable, configurable, not enumerable.
 	if err := global.DefineDataProperty("eval", evalFn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 		return err
@@ -111,28 +105,10 @@ func (v *vm) gateEval() error {
 	// goja.SetFunctionGate): no wrapper, nor the async and generator
 	// machinery built to reach them, in every runtime.
 	rt.SetFunctionGate(func(what, src string) *goja.Object {
-		msg := v.checkSource(what, src)
-		if msg == "" {
-			return nil
+		if msg := v.checkSource(what, src); msg != "" {
+			return refusal(msg)
 		}
-		ctor := syntaxError
-		if strings.HasPrefix(msg, stackOverflowPrefix) {
-			ctor = rangeError
-		}
-		obj, err := rt.New(ctor, rt.ToValue(msg))
-		if err != nil {
-			panic(err)
-		}
-		return obj
+		return nil
 	})
 	return nil
-}
-
-// nameFunction gives a native function the name and length a program
-// expects (goja names it after the Go symbol).
-func nameFunction(vm *goja.Runtime, f *goja.Object, name string, length int) error {
-	if err := f.DefineDataProperty("name", vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
-		return err
-	}
-	return f.DefineDataProperty("length", vm.ToValue(length), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }

@@ -3,8 +3,9 @@
 // refusal(name) → the run's refusal past its limit, call(name, json) → promise,
 // tools() → the run's tool names, makeTools(traps) → the global tools,
 // service(op, arg) → the web and Intl host functions' answer,
-// hostLazy(name, build, hide) → whether the runtime builds the global lazily,
-// console(format) → console's methods, hide(f) → f's source hidden], and
+// hostLazy(names, build, hide) → whether the runtime builds the globals lazily,
+// console(format) → console's methods, hide(f) → f's source hidden,
+// isArrayValues(method) → plainArrayIteration below], and
 // goja's own size checks: goja has no per-runtime memory cap, and an
 // allocation the Go runtime cannot satisfy kills the whole process, so
 // every built-in that can allocate by a size the program sets is checked
@@ -18,10 +19,10 @@
 var hostLog = native[0], reserve = native[1], hostRefusal = native[2], hostCall = native[3], hostTools = native[4];
 var hostTimer = native[6], hostClearTimer = native[7]; // timers.js
 function hostService(op, arg) { return native[8](op, arg); }
-// hostLazy(name, build): the runtime builds the global named on first
-// touch (lazyGlobals, vm.go's lazyNames), if the name is one it takes.
+// hostLazy(names, build): the runtime builds each global named on first
+// touch (lazyGlobals, vm.go's lazyNames), if it takes every name.
 // (A declaration: common.js's lazyGlobals runs before this file does.)
-function hostLazy(name, build) { return native[9](name, build, hide); }
+function hostLazy(names, build) { return native[9](names, build, hide); }
 // A native object that calls the traps, and keeps what get returned for
 // the rest of the run: a Proxy's get trap was the largest cost of a
 // nested call on goja.
@@ -49,16 +50,13 @@ function consoleNative(format) { return native[10](format); }
 // installs its wrappers only where this is not declared).
 function nativeSizeChecks() {}
 
-var arrayValues = ArrayProto.values, valuesGuard = null;
-
 // collect runs the iteration protocol in JavaScript (see above) and
 // returns the values, mapped if mapFn is given, as a snapshot.
-// The built-in next is taken now, before any program can replace it.
-var arrayIterProto = getProto(ReflectApply(arrayValues, [], [])), arrayIterNext = getOwn(arrayIterProto, "next").value;
-function plainArrayIteration(method) {
-  if (method !== arrayValues && method !== valuesGuard) return false; // the built-in, or its guard below
-  return arrayIterProto.next === arrayIterNext;
-}
+// plainArrayIteration(method): method is the built-in
+// Array.prototype.values or its guard below, and
+// %ArrayIteratorPrototype%.next is the built-in's own (goja answers,
+// without building the array iterator's prototypes: vm.go).
+var plainArrayIteration = native[12];
 function collect(items, method, mapFn, T) {
   var vals = snapshot(), k = 0, v;
   if (plainArrayIteration(method)) {
@@ -217,52 +215,64 @@ var maxDense = 65536;
 var AP = ArrayProto;
 // Methods, not function declarations: built-ins are not constructors, and
 // their parameters give them the spec's .length.
-var mapF = AP.map; AP.map = { map(callbackfn) { return guarded(mapF, "map", this, arguments, true); } }.map;
-var sortF = AP.sort; AP.sort = { sort(comparefn) { return guarded(sortF, "sort", this, arguments, true); } }.sort;
-var toReversedF = AP.toReversed; AP.toReversed = { toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); } }.toReversed;
-var keysF = AP.keys; AP.keys = { keys() { return guarded(keysF, "keys", this, arguments, true); } }.keys;
-var valuesF = AP.values; AP.values = { values() { return guarded(valuesF, "values", this, arguments, true); } }.values;
-var entriesF = AP.entries; AP.entries = { entries() { return guarded(entriesF, "entries", this, arguments, true); } }.entries;
-var toSplicedF = AP.toSpliced; AP.toSpliced = { toSpliced(start, skipCount) { return guarded(toSplicedF, "toSpliced", this, arguments, false); } }.toSpliced;
-var withF = AP.with; AP.with = { with(index, value) { return guarded(withF, "with", this, arguments, false); } }.with;
-[AP.map, AP.sort, AP.toReversed, AP.keys, AP.values, AP.entries, AP.toSpliced, AP.with].forEach(hide);
+var mapF = AP.map, sortF = AP.sort, toReversedF = AP.toReversed, keysF = AP.keys,
+  valuesF = AP.values, entriesF = AP.entries, toSplicedF = AP.toSpliced, withF = AP.with;
+// (One object literal holds them all: each costs every runtime.)
+var arrayGuards = {
+  map(callbackfn) { return guarded(mapF, "map", this, arguments, true); },
+  sort(comparefn) { return guarded(sortF, "sort", this, arguments, true); },
+  toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); },
+  keys() { return guarded(keysF, "keys", this, arguments, true); },
+  values() { return guarded(valuesF, "values", this, arguments, true); },
+  entries() { return guarded(entriesF, "entries", this, arguments, true); },
+  toSpliced(start, skipCount) { return guarded(toSplicedF, "toSpliced", this, arguments, false); },
+  with(index, value) { return guarded(withF, "with", this, arguments, false); }
+};
+AP.map = hide(arrayGuards.map);
+AP.sort = hide(arrayGuards.sort);
+AP.toReversed = hide(arrayGuards.toReversed);
+AP.keys = hide(arrayGuards.keys);
+AP.values = hide(arrayGuards.values);
+AP.entries = hide(arrayGuards.entries);
+AP.toSpliced = hide(arrayGuards.toSpliced);
+AP.with = hide(arrayGuards.with);
 // indexOf, lastIndexOf and includes walk every index up to the length in
 // Go: on an array-like ({length: 2 ** 53 - 1}) or a sparse array longer
 // than the budget could hold densely, that walk went on for hours after
 // the run was abandoned. Such a receiver is walked here instead, in
 // JavaScript, where the deadline stops it; any other goes to the built-in.
-function walker(f, name, walk) {
-  return hide({
-    [name](x) {
-      var O = this;
-      if (O === null || O === undefined) return ReflectApply(f, O, arguments);
-      if (isGenuineArray(O) && O.length * 16 <= memLimit && !isObject(arguments[1])) return ReflectApply(f, O, arguments);
-      O = ObjectCtor(O);
-      var len = toLen(O.length);
-      if (len * 16 <= memLimit) return ReflectApply(f, pinned(O, len), arguments);
-      return walk(O, len, x, arguments.length > 1, arguments[1]);
-    }
-  }[name]);
-}
-function startAt(len, from) {
-  var n = toInt(from);
-  return n >= 0 ? n : len + n < 0 ? 0 : len + n;
-}
-AP.indexOf = walker(AP.indexOf, "indexOf", function (O, len, x, given, from) {
-  for (var k = startAt(len, from); k < len; k++) if (k in O && O[k] === x) return k;
-  return -1;
-});
-AP.lastIndexOf = walker(AP.lastIndexOf, "lastIndexOf", function (O, len, x, given, from) {
-  var n = given ? toInt(from) : len - 1;
-  for (var k = n >= 0 ? (n < len - 1 ? n : len - 1) : len + n; k >= 0; k--) if (k in O && O[k] === x) return k;
-  return -1;
-});
-AP.includes = walker(AP.includes, "includes", function (O, len, x, given, from) {
-  for (var k = startAt(len, from); k < len; k++) {
-    var v = O[k];
-    if (v === x || (v !== v && x !== x)) return true;
+// (One function walks for the three: each function costs every runtime.)
+function walked(f, O, args) {
+  if (O === null || O === undefined) return ReflectApply(f, O, args);
+  if (isGenuineArray(O) && O.length * 16 <= memLimit && !isObject(args[1])) return ReflectApply(f, O, args);
+  O = ObjectCtor(O);
+  var len = toLen(O.length);
+  if (len * 16 <= memLimit) return ReflectApply(f, pinned(O, len), args);
+  var x = args[0], k, n;
+  if (f === lastIndexOfF) {
+    n = args.length > 1 ? toInt(args[1]) : len - 1;
+    for (k = n >= 0 ? (n < len - 1 ? n : len - 1) : len + n; k >= 0; k--) if (k in O && O[k] === x) return k;
+    return -1;
   }
-  return false;
-});
-valuesGuard = AP.values;
-AP[SymIter] = valuesGuard;
+  n = toInt(args[1]);
+  k = n >= 0 ? n : len + n < 0 ? 0 : len + n;
+  if (f === includesF) {
+    for (; k < len; k++) {
+      var v = O[k];
+      if (v === x || (v !== v && x !== x)) return true;
+    }
+    return false;
+  }
+  for (; k < len; k++) if (k in O && O[k] === x) return k;
+  return -1;
+}
+var indexOfF = AP.indexOf, lastIndexOfF = AP.lastIndexOf, includesF = AP.includes;
+var arrayWalkers = {
+  indexOf(searchElement) { return walked(indexOfF, this, arguments); },
+  lastIndexOf(searchElement) { return walked(lastIndexOfF, this, arguments); },
+  includes(searchElement) { return walked(includesF, this, arguments); }
+};
+AP.indexOf = hide(arrayWalkers.indexOf);
+AP.lastIndexOf = hide(arrayWalkers.lastIndexOf);
+AP.includes = hide(arrayWalkers.includes);
+AP[SymIter] = AP.values; // the guard (goja's SetArrayValuesAlias: vm.go)

@@ -53,6 +53,7 @@ const warmSource = "(async function(){ await null })()"
 var lazyNames = []string{
 	"require", "importScripts", "fetch", "XMLHttpRequest", "WebSocket", "setImmediate", "clearImmediate", // globals.js
 	"setTimeout", "setInterval", "clearTimeout", "clearInterval", // timers.js
+	"console", // console.js
 }
 
 var lazyGlobals = goja.NewLazyGlobals(lazyNames...)
@@ -88,21 +89,32 @@ func (v *vm) buildGlobal(name string) goja.Value {
 	return nil
 }
 
-// hostLazy is the native behind the glue's hostLazy(name, build, hide):
-// it takes the name if it is one of lazyNames. (The functions are made
-// callable from Go only when a global is built: a goja.Callable costs two
-// allocations, and most runtimes build none.)
+// hostLazy is the native behind the glue's hostLazy(names, build, hide):
+// it takes the names if every one is in lazyNames. (The functions are
+// made callable from Go only when a global is built: a goja.Callable
+// costs two allocations, and most runtimes build none.)
 func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
-	name := c.Argument(0).String()
+	names, ok := c.Argument(0).(*goja.Object)
 	build, hide := c.Argument(1), c.Argument(2)
-	if !isFunction(build) || !isFunction(hide) || !slices.Contains(lazyNames, name) {
+	if !ok || !isFunction(build) || !isFunction(hide) {
 		return v.rt.ToValue(false)
+	}
+	n := names.Get("length").ToInteger()
+	if n <= 0 || n > int64(len(lazyNames)) {
+		return v.rt.ToValue(false)
+	}
+	for i := range n {
+		if !slices.Contains(lazyNames, names.Get(strconv.FormatInt(i, 10)).String()) {
+			return v.rt.ToValue(false)
+		}
 	}
 	v.hide = hide
 	if v.lazy == nil {
 		v.lazy = make([]lazyBuild, 0, len(lazyNames))
 	}
-	v.lazy = append(v.lazy, lazyBuild{name, build})
+	for i := range n {
+		v.lazy = append(v.lazy, lazyBuild{names.Get(strconv.FormatInt(i, 10)).String(), build})
+	}
 	return v.rt.ToValue(true)
 }
 
@@ -186,19 +198,22 @@ func (d *driver) newVM() (*vm, error) {
 	if !ok {
 		return nil, errors.New("goja engine: the prelude is not a function")
 	}
+	// The natives are unnamed: the prelude keeps them to itself. (goja's
+	// ToValue would name each after its Go symbol.)
+	nf := func(f func(goja.FunctionCall) goja.Value) any { return rt.NewNativeFunction(f, "", 0) }
 	natives := rt.NewArray(
-		func(c goja.FunctionCall) goja.Value { // emit(level, text)
+		nf(func(c goja.FunctionCall) goja.Value { // emit(level, text)
 			if r := v.run; r != nil {
 				r.Log(c.Argument(0).String(), c.Argument(1).String())
 			}
 			return goja.Undefined()
-		},
-		func(c goja.FunctionCall) goja.Value { // reserve(what, bytes, buffer)
+		}),
+		nf(func(c goja.FunctionCall) goja.Value { // reserve(what, bytes, buffer)
 			return rt.ToValue(v.reserve(c.Argument(0).String(), c.Argument(1).ToFloat(), c.Argument(2).ToBoolean()))
-		},
-		v.refusalOf, // refusal(name)
-		v.call,      // call(name, json)
-		func(goja.FunctionCall) goja.Value { // tools(): the run's tool names
+		}),
+		nf(v.refusalOf), // refusal(name)
+		nf(v.call),      // call(name, json)
+		nf(func(goja.FunctionCall) goja.Value { // tools(): the run's tool names
 			if v.names == nil {
 				names := []string(nil)
 				if v.run != nil {
@@ -211,12 +226,12 @@ func (d *driver) newVM() (*vm, error) {
 				v.names = rt.NewArray(vals...)
 			}
 			return v.names
-		},
-		func(c goja.FunctionCall) goja.Value { // makeTools(traps)
+		}),
+		nf(func(c goja.FunctionCall) goja.Value { // makeTools(traps)
 			return v.makeTools(c.Argument(0).ToObject(rt))
-		},
-		v.timer, // timer(id, ms, fire, rearm)
-		func(c goja.FunctionCall) goja.Value { // clearTimer(id)
+		}),
+		nf(v.timer), // timer(id, ms, fire, rearm)
+		nf(func(c goja.FunctionCall) goja.Value { // clearTimer(id)
 			if r := v.run; r != nil {
 				id := c.Argument(0).ToInteger()
 				if h, ok := v.timers[id]; ok {
@@ -225,24 +240,27 @@ func (d *driver) newVM() (*vm, error) {
 				}
 			}
 			return goja.Undefined()
-		},
-		func(c goja.FunctionCall) goja.Value { // service(op, arg): webapi
+		}),
+		nf(func(c goja.FunctionCall) goja.Value { // service(op, arg): webapi
 			return rt.ToValue(engine.HostService(d.zone, c.Argument(0).String(), c.Argument(1).String()))
-		},
-		v.hostLazy, // hostLazy(name, build, hide)
-		func(c goja.FunctionCall) goja.Value { // console(format)
+		}),
+		nf(v.hostLazy), // hostLazy(name, build, hide)
+		nf(func(c goja.FunctionCall) goja.Value { // console(format)
 			format, ok := goja.AssertFunction(c.Argument(0))
 			if !ok {
 				panic(rt.NewTypeError("console: format is not a function"))
 			}
 			return v.console(format)
-		},
-		func(c goja.FunctionCall) goja.Value { // hide(f)
+		}),
+		nf(func(c goja.FunctionCall) goja.Value { // hide(f)
 			if o, ok := c.Argument(0).(*goja.Object); ok {
 				o.SetSourceHidden()
 			}
 			return goja.Undefined()
-		},
+		}),
+		nf(func(c goja.FunctionCall) goja.Value { // isArrayValues(method)
+			return rt.ToValue(rt.IsArrayValues(c.Argument(0)))
+		}),
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -830,7 +848,7 @@ func (v *vm) console(format goja.Callable) goja.Value {
 	rt := v.rt
 	o := rt.NewObject()
 	for _, level := range [...]string{"log", "info", "warn", "error", "debug"} {
-		f := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		f := rt.NewNativeFunction(func(c goja.FunctionCall) goja.Value {
 			r := v.run
 			if r == nil || r.LogSpent() {
 				return goja.Undefined()
@@ -845,9 +863,7 @@ func (v *vm) console(format goja.Callable) goja.Value {
 			}
 			r.Log(level, text)
 			return goja.Undefined()
-		}).(*goja.Object)
-		// A method's name and length, as the prelude's functions had.
-		_ = f.DefineDataProperty("name", rt.ToValue(level), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		}, level, 0) // a method's name and length, as the prelude's functions had
 		_ = o.Set(level, f)
 	}
 	return o

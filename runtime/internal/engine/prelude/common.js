@@ -50,13 +50,13 @@ function defineGlobal(name, value) {
   defineProperty(g, name, { value: hide(value), writable: true, configurable: true, enumerable: false });
 }
 // lazyGlobals(names, build) defines each global named as build(name)'s
-// value: now, or, in an engine whose glue declares hostLazy(name, build)
+// value: now, or, in an engine whose glue declares hostLazy(names, build)
 // and which takes the name (goja: its global object's template), when a
 // program first touches it. build may only use what this prelude captured
 // (a program may have run by then) and must not read the global it builds.
+// (hostLazy takes all the names or none.)
 function lazyGlobals(names, build) {
-  for (var i = 0; i < names.length; i++) {
-    if (typeof hostLazy !== "function" || !hostLazy(names[i], build)) defineGlobal(names[i], build(names[i]));
-  }
+  if (typeof hostLazy === "function" && hostLazy(names, build)) return;
+  for (var i = 0; i < names.length; i++) defineGlobal(names[i], build(names[i]));
 }
 function rejected(e) { return ReflectApply(promiseReject, PromiseCtor, [e]); }

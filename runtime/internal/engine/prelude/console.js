@@ -109,15 +109,20 @@ function format(args) {
 // notice given): every later line is dropped before it is formatted, and
 // the glue clears it when a run begins.
 var logSpent = false;
-var con = typeof consoleNative === "function" ? consoleNative(format) : {
-  log: function () { if (!logSpent) hostLog("log", format(arguments)); },
-  info: function () { if (!logSpent) hostLog("info", format(arguments)); },
-  warn: function () { if (!logSpent) hostLog("warn", format(arguments)); },
-  error: function () { if (!logSpent) hostLog("error", format(arguments)); },
-  debug: function () { if (!logSpent) hostLog("debug", format(arguments)); }
-};
-con.trace = con.debug; // each function costs every goja runtime ~1 KB
-con.dir = function dir(v) { if (!logSpent) hostLog("log", shown(v, 0)); };
-con.table = con.dir;
-keysOf(con).forEach(function (k) { hide(con[k]); });
-defineGlobal("console", con);
+// Built when a program first names it (lazyGlobals): a realm built per
+// call (goja) pays for every object the prelude makes.
+lazyGlobals(["console"], function () {
+  var con = typeof consoleNative === "function" ? consoleNative(format) : {
+    log: function () { if (!logSpent) hostLog("log", format(arguments)); },
+    info: function () { if (!logSpent) hostLog("info", format(arguments)); },
+    warn: function () { if (!logSpent) hostLog("warn", format(arguments)); },
+    error: function () { if (!logSpent) hostLog("error", format(arguments)); },
+    debug: function () { if (!logSpent) hostLog("debug", format(arguments)); }
+  };
+  con.trace = con.debug; // each function costs every goja runtime ~1 KB
+  con.dir = function dir(v) { if (!logSpent) hostLog("log", shown(v, 0)); };
+  con.table = con.dir;
+  var keys = keysOf(con);
+  for (var i = 0; i < keys.length; i++) hide(con[keys[i]]);
+  return con;
+});

@@ -9,25 +9,24 @@ if (typeof g.queueMicrotask !== "function") {
 
 // Withheld function-valued globals: each says what to use instead. (The
 // timers of one run are timers.js's; setImmediate is Node's alone.)
+// The messages are made when a program first touches one (lazyGlobals).
 var TOOLS = "call a tool instead: await tools[\"name\"](args) (list them with await tools.code_tools_list({}))";
-var withheld = {
-  require: "require() is not available in code_run programs: modules cannot be loaded; " + TOOLS,
-  importScripts: "importScripts() is not available in code_run programs: scripts cannot be loaded; " + TOOLS,
-  fetch: "fetch() is not available in code_run programs: the sandbox has no network access; " + TOOLS,
-  XMLHttpRequest: "XMLHttpRequest is not available in code_run programs: the sandbox has no network access; " + TOOLS,
-  WebSocket: "WebSocket is not available in code_run programs: the sandbox has no network access; " + TOOLS
-};
-["setImmediate", "clearImmediate"].forEach(function (n) {
-  withheld[n] = n + "() is not available in code_run programs (it is Node's alone): use setTimeout(f, 0) or queueMicrotask(f)";
-});
-lazyGlobals(keysOf(withheld), function (name) {
-  var msg = withheld[name];
+lazyGlobals(["require", "importScripts", "fetch", "XMLHttpRequest", "WebSocket", "setImmediate", "clearImmediate"], function (name) {
+  var msg;
+  switch (name) {
+    case "require": msg = "require() is not available in code_run programs: modules cannot be loaded; " + TOOLS; break;
+    case "importScripts": msg = "importScripts() is not available in code_run programs: scripts cannot be loaded; " + TOOLS; break;
+    case "fetch": msg = "fetch() is not available in code_run programs: the sandbox has no network access; " + TOOLS; break;
+    case "XMLHttpRequest": msg = "XMLHttpRequest is not available in code_run programs: the sandbox has no network access; " + TOOLS; break;
+    case "WebSocket": msg = "WebSocket is not available in code_run programs: the sandbox has no network access; " + TOOLS; break;
+    default: msg = name + "() is not available in code_run programs (it is Node's alone): use setTimeout(f, 0) or queueMicrotask(f)";
+  }
   return { [name]: function () { throw new ErrorCtor(msg); } }[name];
 });
 // Function.prototype.toString shows the prelude's functions as native
 // code: their source would show how the sandbox works, and names of its
 // private functions.
-var fnToString = Function.prototype.toString;
+var fnToString = hidden !== null ? Function.prototype.toString : null;
 if (hidden !== null) install(Function.prototype, {
   toString() {
     if (ReflectApply(weakHas, hidden, [this])) {

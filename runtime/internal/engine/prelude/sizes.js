@@ -83,7 +83,12 @@ defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
 // and the arguments are converted here, once; the built-in gets
 // primitives, whose conversion runs no program code. (goja checks these
 // inside the built-ins: its glue declares nativeSizeChecks.)
-var repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
+// (Captured only where the wrappers are installed: reading a method of
+// String.prototype builds it on goja, in every runtime.)
+var repeatF, padStartF, padEndF;
+if (typeof nativeSizeChecks !== "function") {
+  repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
+}
 if (typeof nativeSizeChecks !== "function") install(String.prototype, {
   repeat(count) {
     if (this === null || this === undefined) return ReflectApply(repeatF, this, arguments);
@@ -110,7 +115,8 @@ if (typeof nativeSizeChecks !== "function") {
 // 16 MiB)) succeeded at 800 MiB of characters where goja refused it.)
 // QuickJS compiles a template literal to a call of concat, so toStr
 // (a template) cannot be used here: String() is ToString but for symbols.
-var concatBuiltin = String.prototype.concat, StringFn = String;
+var concatBuiltin, StringFn;
+if (typeof nativeSizeChecks !== "function") concatBuiltin = String.prototype.concat, StringFn = String;
 function concatPart(v) {
   if (typeof v === "symbol") throw new TypeErrorCtor("cannot convert a Symbol value to a string");
   return typeof v === "string" ? v : StringFn(v);
@@ -135,26 +141,21 @@ if (typeof nativeSizeChecks !== "function") install(String.prototype, {
 // (goja converts at each comparison instead and could take seconds of CPU
 // before its heap watchdog or the deadline stopped it), so one array gets
 // one answer: 1.5 M numbers are refused at once, MEMORY_LIMIT, on both.
-var sortBuiltin = ArrayProto.sort, toSortedBuiltin = ArrayProto.toSorted;
-install(ArrayProto, {
+var sortBuiltin = ArrayProto.sort, toSortedBuiltin = ArrayProto.toSorted, fillF = ArrayProto.fill;
+// (One object literal holds the three: each costs every goja runtime.)
+var arrayChecks = {
   sort(comparefn) {
     if (comparefn === undefined && isGenuineArray(this)) tooBig("sort()", this.length * 48);
     return ReflectApply(sortBuiltin, this, arguments);
-  }
-}.sort);
-if (typeof toSortedBuiltin === "function") install(ArrayProto, {
+  },
   toSorted(comparefn) {
     if (comparefn === undefined && isGenuineArray(this)) tooBig("toSorted()", this.length * 64);
     return ReflectApply(toSortedBuiltin, this, arguments);
-  }
-}.toSorted);
-
-// An array slot costs about 16 bytes. A genuine array's length is a data
-// property the built-in reads without running program code, so it gets the
-// array as is when nothing else can run program code before it reads the
-// length; anything else goes through the algorithm here, with one read.
-var fillF = ArrayProto.fill;
-install(ArrayProto, {
+  },
+  // An array slot costs about 16 bytes. A genuine array's length is a data
+  // property the built-in reads without running program code, so it gets the
+  // array as is when nothing else can run program code before it reads the
+  // length; anything else goes through the algorithm here, with one read.
   fill(value) {
     var O = this, start = arguments[1], end = arguments[2];
     if (O === null || O === undefined) return ReflectApply(fillF, O, arguments);
@@ -172,6 +173,9 @@ install(ArrayProto, {
     for (; k < fin; k++) O[k] = value;
     return O;
   }
-}.fill);
+};
+install(ArrayProto, arrayChecks.sort);
+if (typeof toSortedBuiltin === "function") install(ArrayProto, arrayChecks.toSorted);
+install(ArrayProto, arrayChecks.fill);
 var joinF = ArrayProto.join, arrayFrom = ArrayCtor.from;
 var joining = snapshot(); // the array-likes being joined, for cycles (the glue's join)
