@@ -724,24 +724,39 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 		buf := make([]byte, 0, taLen*ta.elemSize)
 		captured := 0
 		rawVal := make([]byte, ta.elemSize)
+		bigUndef := false
 		for k := 0; k < taLen; k++ {
+			undef := false
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 				i := (ta.offset + k) * ta.elemSize
 				copy(rawVal, ta.viewedArrayBuf.data[i:])
 			} else {
 				fc.Arguments[0] = _undefined
-				for i := range rawVal {
-					rawVal[i] = 0
-				}
+				undef = true
 			}
 			fc.Arguments[1] = intToValue(int64(k))
 			if callbackFn(fc).ToBoolean() {
+				if undef {
+					// codemode patch: resizable ArrayBuffer: an element gone
+					// since (the buffer shrank) is kept as undefined: NaN,
+					// 0, or ToBigInt's TypeError when it is written
+					clear(rawVal)
+					if isBigIntTypedArray(ta) {
+						bigUndef = true
+					} else {
+						typedArrayOn(ta.typedArray, &rawVal).set(0, _undefined)
+					}
+				}
 				buf = append(buf, rawVal...)
 				captured++
 			}
 		}
 		c := r.speciesConstructorObj(o, ta.defaultCtor)
+		if bigUndef {
+			r.typedArrayCreate(c, intToValue(int64(captured)))
+			panic(r.NewTypeError("Cannot convert undefined to a BigInt"))
+		}
 		ab := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
 		ab.data = buf
 		kept := r.toConstructor(ta.defaultCtor)([]Value{ab.val}, ta.defaultCtor)
@@ -1183,6 +1198,9 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 			if x := srcLen + targetOffset; x < 0 || x > targetLen {
 				panic(r.newError(r.getRangeError(), "Source is too large"))
 			}
+			if srcLen == 0 { // codemode patch: nothing to copy (and no element to take the address of)
+				return _undefined
+			}
 			if src.defaultCtor == ta.defaultCtor {
 				copy(ta.viewedArrayBuf.data[(ta.offset+targetOffset)*ta.elemSize:],
 					src.viewedArrayBuf.data[src.offset*src.elemSize:(src.offset+srcLen)*src.elemSize])
@@ -1469,6 +1487,11 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 		panic(r.newError(r.getRangeError(), "Invalid typed array index"))
 	}
 
+	if actualIndex >= length {
+		// codemode patch: resizable ArrayBuffer: the conversions grew the
+		// buffer, and actualIndex is past the copy's length (which is len)
+		return r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length))).val
+	}
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
 	// codemode patch: resizable ArrayBuffer: the conversions may have
 	// shrunk the source (actualIndex is still in it): what is gone reads
@@ -1717,6 +1740,15 @@ func (r *Runtime) _newTypedArrayFromArrayBuffer(ab *arrayBufferObject, args []Va
 	return ta.val
 }
 
+// isBigIntTypedArray: a BigInt64Array or BigUint64Array (codemode patch).
+func isBigIntTypedArray(ta *typedArrayObject) bool {
+	switch ta.typedArray.(type) {
+	case *bigInt64Array, *bigUint64Array:
+		return true
+	}
+	return false
+}
+
 func checkTypedArrayMixBigInt(src, dst *Object) {
 	srcType := src.self.getStr("name", nil).String()
 	if strings.HasPrefix(srcType, "Big") {
@@ -1736,8 +1768,10 @@ func (r *Runtime) _newTypedArrayFromTypedArray(src *typedArrayObject, newTarget 
 		copy(dst.viewedArrayBuf.data, src.viewedArrayBuf.data[src.offset*src.elemSize:])
 		dst.arrLen = l
 		return dst.val
-	} else {
-		checkTypedArrayMixBigInt(src.defaultCtor, newTarget)
+	} else if isBigIntTypedArray(src) != isBigIntTypedArray(dst) {
+		// codemode patch: the content types, not the constructors' names
+		// (a subclass of BigInt64Array is named as its author likes)
+		panic(errMixBigIntType)
 	}
 	dst.arrLen = l
 	for i := 0; i < l; i++ {
