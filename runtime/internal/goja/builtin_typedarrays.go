@@ -195,8 +195,9 @@ func (r *Runtime) arrayBufferProto_getByteLength(call FunctionCall) Value {
 }
 
 // codemode patch: ArrayBuffer.prototype.detached, transfer and
-// transferToFixedLength (ES2024). goja's buffers are never resizable, so
-// both transfers give a fixed-length buffer (ArrayBufferCopyAndDetach).
+// transferToFixedLength (ES2024, ArrayBufferCopyAndDetach): transfer keeps
+// a resizable buffer resizable (with its maxByteLength),
+// transferToFixedLength never.
 func (r *Runtime) arrayBufferProto_getDetached(call FunctionCall) Value {
 	o := r.toObject(call.This)
 	if b, ok := o.self.(*arrayBufferObject); ok {
@@ -1487,11 +1488,6 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 		panic(r.newError(r.getRangeError(), "Invalid typed array index"))
 	}
 
-	if actualIndex >= length {
-		// codemode patch: resizable ArrayBuffer: the conversions grew the
-		// buffer, and actualIndex is past the copy's length (which is len)
-		return r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length))).val
-	}
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
 	// codemode patch: resizable ArrayBuffer: the conversions may have
 	// shrunk the source (actualIndex is still in it): what is gone reads
@@ -1501,7 +1497,9 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	for k := cur; k < length; k++ {
 		a._putIdx(k, _undefined)
 	}
-	a.typedArray.set(actualIndex, numericValue)
+	if actualIndex < length { // else the conversions grew the buffer, and the copy (of len elements) has no such index
+		a.typedArray.set(actualIndex, numericValue)
+	}
 	return a.val
 }
 
