@@ -157,8 +157,15 @@ function mapLike(O, len, fn, T) {
 }
 function isProxy(v) { return proxies !== null && ReflectApply(weakHas, proxies, [v]); }
 // guarded runs f, an Array.prototype built-in, after the length check.
+var abIsView = ArrayBuffer.isView;
 function guarded(f, name, O, args, callback) {
   if (O === null || O === undefined) return ReflectApply(f, O, args);
+  // A typed array's (or DataView's) keys, values and entries go to the
+  // built-in as they are: it allocates nothing by the length, and its
+  // iterator reads a typed array's current length at every step (a
+  // resizable buffer may grow or shrink under it), where a pinned proxy
+  // would hide both.
+  if ((f === keysF || f === valuesF || f === entriesF) && ReflectApply(abIsView, null, [O])) return ReflectApply(f, O, args);
   // sort checks its comparator before it reads anything.
   if (f === sortF && args[0] !== undefined && typeof args[0] !== "function") return ReflectApply(f, O, args);
   var plain = callback;
