@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"os"
 	"slices"
 	"strings"
 )
@@ -64,10 +65,19 @@ var Test262Dirs = []string{
 	"Date/prototype/toLocaleTimeString",
 }
 
+// Test262DirList is Test262Dirs, or the comma-separated directories of
+// CODEMODE_TEST262_DIRS when set (to run others, e.g. DataView, once).
+func Test262DirList() []string {
+	if s := os.Getenv("CODEMODE_TEST262_DIRS"); s != "" {
+		return strings.Split(s, ",")
+	}
+	return Test262Dirs
+}
+
 // test262Skip are the features neither engine has (from upstream goja's
 // own test262 runner, less those the sandbox adds).
 var test262Skip = []string{
-	"async-iteration", "Symbol.asyncIterator", "resizable-arraybuffer",
+	"async-iteration", "Symbol.asyncIterator",
 	"regexp-duplicate-named-groups", "regexp-unicode-property-escapes",
 	"regexp-match-indices", "regexp-modifiers", "legacy-regexp",
 	"tail-call-optimization", "Temporal", "import-assertions", "dynamic-import",

@@ -21,10 +21,12 @@ func (ai *arrayIterObject) next() Value {
 	if ai.obj == nil {
 		return ai.val.runtime.createIterResultObject(_undefined, true)
 	}
+	var l int64
 	if ta, ok := ai.obj.self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		l = int64(ta.validate()) // codemode patch: resizable ArrayBuffer (TypedArrayLength, TypeError when out of bounds)
+	} else {
+		l = toLength(ai.obj.self.getStr("length", nil))
 	}
-	l := toLength(ai.obj.self.getStr("length", nil))
 	index := ai.nextIdx
 	if index >= l {
 		ai.obj = nil

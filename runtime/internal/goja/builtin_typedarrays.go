@@ -22,7 +22,7 @@ type typedArraySortCtx struct {
 }
 
 func (ctx *typedArraySortCtx) Len() int {
-	return ctx.ta.length
+	return ctx.ta.len() // codemode patch: len
 }
 
 func (ctx *typedArraySortCtx) checkDetached() {
@@ -87,17 +87,100 @@ func allocByteSlice(size int) (b []byte) {
 	return
 }
 
+// codemode patch: resizable ArrayBuffer (ES2024). The length and the
+// maxByteLength option are read first (the spec's order: before the
+// prototype); a resizable buffer's memory is its current length, grown by
+// resize, so maxByteLength is only checked against the budget (the
+// embedder's size check, not counted as allocated), not reserved.
 func (r *Runtime) builtin_newArrayBuffer(args []Value, newTarget *Object) *Object {
 	if newTarget == nil {
 		panic(r.needNew("ArrayBuffer"))
 	}
-	b := r._newArrayBuffer(r.getPrototypeFromCtor(newTarget, r.getArrayBuffer(), r.getArrayBufferPrototype()), nil)
+	var n int
 	if len(args) > 0 {
-		n := r.toIndex(args[0])
+		n = r.toIndex(args[0])
+	}
+	maxLen := -1
+	if len(args) > 1 {
+		if opts, ok := args[1].(*Object); ok {
+			if m := opts.self.getStr("maxByteLength", nil); m != nil && m != _undefined {
+				maxLen = r.toIndex(m)
+			}
+		}
+	}
+	if maxLen >= 0 && n > maxLen {
+		panic(r.newErrorf(r.getRangeError(), "Invalid array buffer max length"))
+	}
+	b := r._newArrayBuffer(r.getPrototypeFromCtor(newTarget, r.getArrayBuffer(), r.getArrayBufferPrototype()), nil)
+	if maxLen >= 0 {
+		r.checkSize("new ArrayBuffer() with maxByteLength", float64(maxLen), false) // sizecheck.go
+		b.resizable, b.maxByteLen = true, maxLen
+	}
+	if len(args) > 0 {
 		r.checkSize("new ArrayBuffer()", float64(n), true) // codemode patch: sizecheck.go
 		b.data = allocByteSlice(n)
 	}
 	return b.val
+}
+
+// codemode patch: resizable ArrayBuffer (ES2024): resizable, maxByteLength,
+// resize.
+func (r *Runtime) arrayBufferProto_getResizable(call FunctionCall) Value {
+	o := r.toObject(call.This)
+	if b, ok := o.self.(*arrayBufferObject); ok {
+		return r.toBoolean(b.resizable)
+	}
+	panic(r.NewTypeError("Method get ArrayBuffer.prototype.resizable called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+}
+
+func (r *Runtime) arrayBufferProto_getMaxByteLength(call FunctionCall) Value {
+	o := r.toObject(call.This)
+	if b, ok := o.self.(*arrayBufferObject); ok {
+		switch {
+		case b.detached:
+			return intToValue(0)
+		case b.resizable:
+			return intToValue(int64(b.maxByteLen))
+		}
+		return intToValue(int64(len(b.data)))
+	}
+	panic(r.NewTypeError("Method get ArrayBuffer.prototype.maxByteLength called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+}
+
+func (r *Runtime) arrayBufferProto_resize(call FunctionCall) Value {
+	o := r.toObject(call.This)
+	b, ok := o.self.(*arrayBufferObject)
+	if !ok || !b.resizable {
+		panic(r.NewTypeError("Method ArrayBuffer.prototype.resize called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+	}
+	n := r.toIndex(call.Argument(0))
+	b.ensureNotDetached(true)
+	if n > b.maxByteLen {
+		panic(r.newErrorf(r.getRangeError(), "ArrayBuffer.prototype.resize: Invalid length parameter"))
+	}
+	b.setLen(n, "ArrayBuffer.prototype.resize()")
+	return _undefined
+}
+
+// setLen resizes a resizable buffer's data: within its capacity by
+// reslicing (the bytes it grows by zeroed), past it into a new slice of
+// twice the capacity (at most maxByteLen), so that growing by small steps
+// copies and allocates in proportion to the final length, sized by the
+// embedder's check.
+func (b *arrayBufferObject) setLen(n int, what string) {
+	old := len(b.data)
+	if n <= cap(b.data) {
+		b.data = b.data[:n]
+		if n > old {
+			clear(b.data[old:n])
+		}
+		return
+	}
+	c := min(max(n, 2*cap(b.data)), b.maxByteLen)
+	b.val.runtime.checkSize(what, float64(c), true)
+	nd := allocByteSlice(c)[:n]
+	copy(nd, b.data)
+	b.data = nd
 }
 
 func (r *Runtime) arrayBufferProto_getByteLength(call FunctionCall) Value {
@@ -112,8 +195,9 @@ func (r *Runtime) arrayBufferProto_getByteLength(call FunctionCall) Value {
 }
 
 // codemode patch: ArrayBuffer.prototype.detached, transfer and
-// transferToFixedLength (ES2024). goja's buffers are never resizable, so
-// both transfers give a fixed-length buffer (ArrayBufferCopyAndDetach).
+// transferToFixedLength (ES2024, ArrayBufferCopyAndDetach): transfer keeps
+// a resizable buffer resizable (with its maxByteLength),
+// transferToFixedLength never.
 func (r *Runtime) arrayBufferProto_getDetached(call FunctionCall) Value {
 	o := r.toObject(call.This)
 	if b, ok := o.self.(*arrayBufferObject); ok {
@@ -122,7 +206,7 @@ func (r *Runtime) arrayBufferProto_getDetached(call FunctionCall) Value {
 	panic(r.NewTypeError("Method get ArrayBuffer.prototype.detached called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
-func (r *Runtime) arrayBufferCopyAndDetach(call FunctionCall, name string) Value {
+func (r *Runtime) arrayBufferCopyAndDetach(call FunctionCall, name string, preserveResizability bool) Value {
 	o := r.toObject(call.This)
 	b, ok := o.self.(*arrayBufferObject)
 	if !ok {
@@ -135,8 +219,17 @@ func (r *Runtime) arrayBufferCopyAndDetach(call FunctionCall, name string) Value
 		n = r.toIndex(arg)
 	}
 	b.ensureNotDetached(true)
+	// resizable ArrayBuffer: transfer keeps a resizable buffer's
+	// maxByteLength (already checked against the budget when it was made)
+	resizable := preserveResizability && b.resizable
+	if resizable && n > b.maxByteLen {
+		panic(r.newErrorf(r.getRangeError(), "ArrayBuffer.prototype.%s: Invalid length parameter", name))
+	}
 	r.checkSize("ArrayBuffer.prototype."+name+"()", float64(n), true) // sizecheck.go
 	nb := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
+	if resizable {
+		nb.resizable, nb.maxByteLen = true, b.maxByteLen
+	}
 	if n == len(b.data) {
 		nb.data = b.data // the memory moves: nothing else can reach it once b is detached
 	} else {
@@ -148,11 +241,11 @@ func (r *Runtime) arrayBufferCopyAndDetach(call FunctionCall, name string) Value
 }
 
 func (r *Runtime) arrayBufferProto_transfer(call FunctionCall) Value {
-	return r.arrayBufferCopyAndDetach(call, "transfer")
+	return r.arrayBufferCopyAndDetach(call, "transfer", true)
 }
 
 func (r *Runtime) arrayBufferProto_transferToFixedLength(call FunctionCall) Value {
-	return r.arrayBufferCopyAndDetach(call, "transferToFixedLength")
+	return r.arrayBufferCopyAndDetach(call, "transferToFixedLength", false)
 }
 
 func (r *Runtime) arrayBufferProto_slice(call FunctionCall) Value {
@@ -171,16 +264,20 @@ func (r *Runtime) arrayBufferProto_slice(call FunctionCall) Value {
 		newLen := max(stop-start, 0)
 		ret := r.speciesConstructor(o, r.getArrayBuffer())([]Value{intToValue(newLen)}, nil)
 		if ab, ok := ret.self.(*arrayBufferObject); ok {
-			if newLen > 0 {
-				b.ensureNotDetached(true)
-				if ret == o {
-					panic(r.NewTypeError("Species constructor returned the same ArrayBuffer"))
-				}
-				if int64(len(ab.data)) < newLen {
-					panic(r.NewTypeError("Species constructor returned an ArrayBuffer that is too small: %d", len(ab.data)))
-				}
-				ab.ensureNotDetached(true)
-				copy(ab.data, b.data[start:stop])
+			// codemode patch: resizable ArrayBuffer: the spec's steps 19–27,
+			// whatever newLen, and the copy bounded by the receiver's
+			// length now (the species constructor may have resized it)
+			ab.ensureNotDetached(true)
+			if ret == o {
+				panic(r.NewTypeError("Species constructor returned the same ArrayBuffer"))
+			}
+			if int64(len(ab.data)) < newLen {
+				panic(r.NewTypeError("Species constructor returned an ArrayBuffer that is too small: %d", len(ab.data)))
+			}
+			b.ensureNotDetached(true)
+			if cur := int64(len(b.data)); start < cur {
+				count := min(newLen, cur-start)
+				copy(ab.data, b.data[start:start+count])
 			}
 			return ret
 		}
@@ -218,21 +315,26 @@ func (r *Runtime) newDataView(args []Value, newTarget *Object) *Object {
 	if buffer == nil {
 		panic(r.NewTypeError("First argument to DataView constructor must be an ArrayBuffer"))
 	}
+	// codemode patch: resizable ArrayBuffer (ES2024): without a length, a
+	// view of a resizable buffer tracks the buffer's length
 	var byteOffset, byteLen int
+	var offsetArg Value = _undefined
 	if len(args) > 1 {
-		offsetArg := nilSafe(args[1])
-		byteOffset = r.toIndex(offsetArg)
-		buffer.ensureNotDetached(true)
-		if byteOffset > len(buffer.data) {
-			panic(r.newErrorf(r.getRangeError(), "Start offset %s is outside the bounds of the buffer", offsetArg.String()))
-		}
+		offsetArg = nilSafe(args[1])
 	}
-	if len(args) > 2 && args[2] != nil && args[2] != _undefined {
+	byteOffset = r.toIndex(offsetArg)
+	buffer.ensureNotDetached(true)
+	if byteOffset > len(buffer.data) {
+		panic(r.newErrorf(r.getRangeError(), "Start offset %s is outside the bounds of the buffer", offsetArg.String()))
+	}
+	hasLen := len(args) > 2 && args[2] != nil && args[2] != _undefined
+	tracking := !hasLen && buffer.resizable
+	if hasLen {
 		byteLen = r.toIndex(args[2])
 		if byteOffset+byteLen > len(buffer.data) {
 			panic(r.newErrorf(r.getRangeError(), "Invalid DataView length %d", byteLen))
 		}
-	} else {
+	} else if !tracking {
 		byteLen = len(buffer.data) - byteOffset
 	}
 	proto := r.getPrototypeFromCtor(newTarget, r.getDataView(), r.getDataViewPrototype())
@@ -240,7 +342,7 @@ func (r *Runtime) newDataView(args []Value, newTarget *Object) *Object {
 	if byteOffset > len(buffer.data) {
 		panic(r.newErrorf(r.getRangeError(), "Start offset %d is outside the bounds of the buffer", byteOffset))
 	}
-	if byteOffset+byteLen > len(buffer.data) {
+	if hasLen && byteOffset+byteLen > len(buffer.data) {
 		panic(r.newErrorf(r.getRangeError(), "Invalid DataView length %d", byteLen))
 	}
 	o := &Object{runtime: r}
@@ -254,6 +356,7 @@ func (r *Runtime) newDataView(args []Value, newTarget *Object) *Object {
 		viewedArrayBuf: buffer,
 		byteOffset:     byteOffset,
 		byteLen:        byteLen,
+		lengthTracking: tracking,
 	}
 	o.self = b
 	b.init()
@@ -269,15 +372,15 @@ func (r *Runtime) dataViewProto_getBuffer(call FunctionCall) Value {
 
 func (r *Runtime) dataViewProto_getByteLen(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
-		dv.viewedArrayBuf.ensureNotDetached(true)
-		return intToValue(int64(dv.byteLen))
+		dv.checkInBounds() // codemode patch: resizable ArrayBuffer
+		return intToValue(int64(dv.viewByteLen()))
 	}
 	panic(r.NewTypeError("Method get DataView.prototype.byteLength called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
 func (r *Runtime) dataViewProto_getByteOffset(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
-		dv.viewedArrayBuf.ensureNotDetached(true)
+		dv.checkInBounds() // codemode patch: resizable ArrayBuffer
 		return intToValue(int64(dv.byteOffset))
 	}
 	panic(r.NewTypeError("Method get DataView.prototype.byteOffset called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
@@ -494,27 +597,21 @@ func (r *Runtime) typedArrayProto_getBuffer(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_getByteLen(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		if ta.viewedArrayBuf.data == nil {
-			return _positiveZero
-		}
-		return intToValue(int64(ta.length) * int64(ta.elemSize))
+		return intToValue(int64(ta.len()) * int64(ta.elemSize)) // codemode patch: len (0 when out of bounds)
 	}
 	panic(r.NewTypeError("Method get TypedArray.prototype.byteLength called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
 func (r *Runtime) typedArrayProto_getLength(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		if ta.viewedArrayBuf.data == nil {
-			return _positiveZero
-		}
-		return intToValue(int64(ta.length))
+		return intToValue(int64(ta.len())) // codemode patch: len (0 when out of bounds)
 	}
 	panic(r.NewTypeError("Method get TypedArray.prototype.length called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
 func (r *Runtime) typedArrayProto_getByteOffset(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		if ta.viewedArrayBuf.data == nil {
+		if ta.outOfBounds() { // codemode patch: resizable ArrayBuffer
 			return _positiveZero
 		}
 		return intToValue(int64(ta.offset) * int64(ta.elemSize))
@@ -524,8 +621,7 @@ func (r *Runtime) typedArrayProto_getByteOffset(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_copyWithin(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
-		l := int64(ta.length)
+		l := int64(ta.validate()) // codemode patch: resizable ArrayBuffer
 		var relEnd int64
 		to := toIntStrict(relToIdx(call.Argument(0).ToInteger(), l))
 		from := toIntStrict(relToIdx(call.Argument(1).ToInteger(), l))
@@ -535,12 +631,20 @@ func (r *Runtime) typedArrayProto_copyWithin(call FunctionCall) Value {
 			relEnd = l
 		}
 		final := toIntStrict(relToIdx(relEnd, l))
-		data := ta.viewedArrayBuf.data
-		offset := ta.offset
-		elemSize := ta.elemSize
-		if final > from {
-			ta.viewedArrayBuf.ensureNotDetached(true)
-			copy(data[(offset+to)*elemSize:], data[(offset+from)*elemSize:(offset+final)*elemSize])
+		count := min(final-from, int(l)-to)
+		if count > 0 {
+			// the arguments' conversions may have shrunk the buffer: the
+			// bytes past the view's length now are not copied (the spec's
+			// bufferByteLimit)
+			cur := ta.validate()
+			elemSize := ta.elemSize
+			limit := (ta.offset + cur) * elemSize
+			toB, fromB := (ta.offset+to)*elemSize, (ta.offset+from)*elemSize
+			n := min(count*elemSize, limit-toB, limit-fromB)
+			if n > 0 {
+				data := ta.viewedArrayBuf.data
+				copy(data[toB:toB+n], data[fromB:fromB+n])
+			}
 		}
 		return call.This
 	}
@@ -549,7 +653,7 @@ func (r *Runtime) typedArrayProto_copyWithin(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_entries(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		ta.validate() // codemode patch: resizable ArrayBuffer
 		return r.createArrayIterator(ta.val, iterationKindKeyValue)
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.entries called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
@@ -557,13 +661,13 @@ func (r *Runtime) typedArrayProto_entries(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_every(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		callbackFn := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		for k := 0; k < ta.length; k++ {
+		for k := 0; k < taLen; k++ {
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -582,8 +686,17 @@ func (r *Runtime) typedArrayProto_every(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_fill(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
-		l := int64(ta.length)
+		// codemode patch: resizable ArrayBuffer: the spec's order (the
+		// value converted first), and the end bounded by the length after
+		// the conversions
+		l := int64(ta.validate())
+		var value uint64
+		switch ta.typedArray.(type) {
+		case *bigInt64Array, *bigUint64Array:
+			value = ta.typedArray.toRaw(toBigInt(call.Argument(0)))
+		default:
+			value = ta.typedArray.toRaw(call.Argument(0).ToNumber())
+		}
 		k := toIntStrict(relToIdx(call.Argument(1).ToInteger(), l))
 		var relEnd int64
 		if endArg := call.Argument(2); endArg != _undefined {
@@ -591,9 +704,7 @@ func (r *Runtime) typedArrayProto_fill(call FunctionCall) Value {
 		} else {
 			relEnd = l
 		}
-		final := toIntStrict(relToIdx(relEnd, l))
-		value := ta.typedArray.toRaw(call.Argument(0))
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		final := min(toIntStrict(relToIdx(relEnd, l)), ta.validate())
 		for ; k < final; k++ {
 			ta.typedArray.setRaw(ta.offset+k, value)
 		}
@@ -605,33 +716,48 @@ func (r *Runtime) typedArrayProto_fill(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 	o := r.toObject(call.This)
 	if ta, ok := o.self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		callbackFn := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		buf := make([]byte, 0, ta.length*ta.elemSize)
+		buf := make([]byte, 0, taLen*ta.elemSize)
 		captured := 0
 		rawVal := make([]byte, ta.elemSize)
-		for k := 0; k < ta.length; k++ {
+		bigUndef := false
+		for k := 0; k < taLen; k++ {
+			undef := false
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 				i := (ta.offset + k) * ta.elemSize
 				copy(rawVal, ta.viewedArrayBuf.data[i:])
 			} else {
 				fc.Arguments[0] = _undefined
-				for i := range rawVal {
-					rawVal[i] = 0
-				}
+				undef = true
 			}
 			fc.Arguments[1] = intToValue(int64(k))
 			if callbackFn(fc).ToBoolean() {
+				if undef {
+					// codemode patch: resizable ArrayBuffer: an element gone
+					// since (the buffer shrank) is kept as undefined: NaN,
+					// 0, or ToBigInt's TypeError when it is written
+					clear(rawVal)
+					if isBigIntTypedArray(ta) {
+						bigUndef = true
+					} else {
+						typedArrayOn(ta.typedArray, &rawVal).set(0, _undefined)
+					}
+				}
 				buf = append(buf, rawVal...)
 				captured++
 			}
 		}
 		c := r.speciesConstructorObj(o, ta.defaultCtor)
+		if bigUndef {
+			r.typedArrayCreate(c, intToValue(int64(captured)))
+			panic(r.NewTypeError("Cannot convert undefined to a BigInt"))
+		}
 		ab := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
 		ab.data = buf
 		kept := r.toConstructor(ta.defaultCtor)([]Value{ab.val}, ta.defaultCtor)
@@ -651,13 +777,13 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_find(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		predicate := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		for k := 0; k < ta.length; k++ {
+		for k := 0; k < taLen; k++ {
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -675,13 +801,13 @@ func (r *Runtime) typedArrayProto_find(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_findIndex(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		predicate := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		for k := 0; k < ta.length; k++ {
+		for k := 0; k < taLen; k++ {
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -699,13 +825,13 @@ func (r *Runtime) typedArrayProto_findIndex(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_findLast(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		predicate := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		for k := ta.length - 1; k >= 0; k-- {
+		for k := taLen - 1; k >= 0; k-- {
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -723,13 +849,13 @@ func (r *Runtime) typedArrayProto_findLast(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_findLastIndex(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		predicate := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		for k := ta.length - 1; k >= 0; k-- {
+		for k := taLen - 1; k >= 0; k-- {
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -747,13 +873,13 @@ func (r *Runtime) typedArrayProto_findLastIndex(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_forEach(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		callbackFn := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		for k := 0; k < ta.length; k++ {
+		for k := 0; k < taLen; k++ {
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -769,8 +895,7 @@ func (r *Runtime) typedArrayProto_forEach(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
-		length := int64(ta.length)
+		length := int64(ta.validate()) // codemode patch: resizable ArrayBuffer
 		if length == 0 {
 			return valueFalse
 		}
@@ -789,15 +914,15 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 			searchElement = _positiveZero
 		}
 		startIdx := toIntStrict(n)
-		if !ta.viewedArrayBuf.ensureNotDetached(false) {
-			if searchElement == _undefined && startIdx < ta.length {
-				return valueTrue
-			}
-			return valueFalse
+		// fromIndex's conversion may have shrunk or detached the buffer:
+		// the elements past the current length read as undefined
+		cur := min(ta.len(), int(length))
+		if cur < int(length) && searchElement == _undefined && startIdx < int(length) {
+			return valueTrue
 		}
 		if ta.typedArray.typeMatch(searchElement) {
 			se := ta.typedArray.toRaw(searchElement)
-			for k := startIdx; k < ta.length; k++ {
+			for k := startIdx; k < cur; k++ {
 				if ta.typedArray.getRaw(ta.offset+k) == se {
 					return valueTrue
 				}
@@ -810,16 +935,15 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_at(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		length := int64(ta.validate()) // codemode patch: resizable ArrayBuffer
 		idx := call.Argument(0).ToInteger()
-		length := int64(ta.length)
 		if idx < 0 {
 			idx = length + idx
 		}
 		if idx >= length || idx < 0 {
 			return _undefined
 		}
-		if ta.viewedArrayBuf.ensureNotDetached(false) {
+		if ta.isValidIntegerIndex(int(idx)) {
 			return ta.typedArray.get(ta.offset + int(idx))
 		}
 		return _undefined
@@ -829,8 +953,7 @@ func (r *Runtime) typedArrayProto_at(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
-		length := int64(ta.length)
+		length := int64(ta.validate()) // codemode patch: resizable ArrayBuffer
 		if length == 0 {
 			return intToValue(-1)
 		}
@@ -844,14 +967,14 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 			n = max(length+n, 0)
 		}
 
-		if ta.viewedArrayBuf.ensureNotDetached(false) {
+		if cur := min(ta.len(), int(length)); cur > 0 { // only the elements still there
 			searchElement := call.Argument(0)
 			if searchElement == _negativeZero {
 				searchElement = _positiveZero
 			}
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
-				for k := toIntStrict(n); k < ta.length; k++ {
+				for k := toIntStrict(n); k < cur; k++ {
 					if ta.typedArray.getRaw(ta.offset+k) == se {
 						return intToValue(int64(k))
 					}
@@ -865,7 +988,7 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		s := call.Argument(0)
 		var sep String
 		if s != _undefined {
@@ -873,7 +996,7 @@ func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 		} else {
 			sep = asciiString(",")
 		}
-		l := ta.length
+		l := taLen
 		if l == 0 {
 			return stringEmpty
 		}
@@ -905,7 +1028,7 @@ func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_keys(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		ta.validate() // codemode patch: resizable ArrayBuffer
 		return r.createArrayIterator(ta.val, iterationKindKey)
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.keys called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
@@ -913,8 +1036,7 @@ func (r *Runtime) typedArrayProto_keys(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
-		length := int64(ta.length)
+		length := int64(ta.validate()) // codemode patch: resizable ArrayBuffer
 		if length == 0 {
 			return intToValue(-1)
 		}
@@ -935,7 +1057,8 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 			}
 		}
 
-		if ta.viewedArrayBuf.ensureNotDetached(false) {
+		if cur := int64(ta.len()); cur > 0 { // only the elements still there
+			fromIndex = min(fromIndex, cur-1)
 			searchElement := call.Argument(0)
 			if searchElement == _negativeZero {
 				searchElement = _positiveZero
@@ -957,21 +1080,21 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_map(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer
 		callbackFn := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		dst := r.typedArraySpeciesCreate(ta, []Value{intToValue(int64(ta.length))})
-		for i := 0; i < ta.length; i++ {
+		dst := r.typedArraySpeciesCreate(ta, []Value{intToValue(int64(taLen))})
+		for i := 0; i < taLen; i++ {
 			if ta.isValidIntegerIndex(i) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + i)
 			} else {
 				fc.Arguments[0] = _undefined
 			}
 			fc.Arguments[1] = intToValue(int64(i))
-			dst.typedArray.set(dst.offset+i, callbackFn(fc))
+			dst._putIdx(i, callbackFn(fc)) // Set(A, k, mapped): converted, then written if k is still valid
 		}
 		return dst.val
 	}
@@ -980,7 +1103,7 @@ func (r *Runtime) typedArrayProto_map(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		callbackFn := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      _undefined,
@@ -990,7 +1113,7 @@ func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 		if len(call.Arguments) >= 2 {
 			fc.Arguments[0] = call.Argument(1)
 		} else {
-			if ta.length > 0 {
+			if taLen > 0 {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + 0)
 				k = 1
 			}
@@ -998,7 +1121,7 @@ func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 		if fc.Arguments[0] == nil {
 			panic(r.NewTypeError("Reduce of empty array with no initial value"))
 		}
-		for ; k < ta.length; k++ {
+		for ; k < taLen; k++ {
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[1] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -1015,13 +1138,13 @@ func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_reduceRight(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		callbackFn := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, call.This},
 		}
-		k := ta.length - 1
+		k := taLen - 1
 		if len(call.Arguments) >= 2 {
 			fc.Arguments[0] = call.Argument(1)
 		} else {
@@ -1050,8 +1173,8 @@ func (r *Runtime) typedArrayProto_reduceRight(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_reverse(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
-		l := ta.length
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
+		l := taLen
 		middle := l / 2
 		for lower := 0; lower != middle; lower++ {
 			upper := l - lower - 1
@@ -1070,13 +1193,14 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 		if targetOffset < 0 {
 			panic(r.newError(r.getRangeError(), "offset should be >= 0"))
 		}
-		ta.viewedArrayBuf.ensureNotDetached(true)
-		targetLen := ta.length
+		targetLen := ta.validate() // codemode patch: resizable ArrayBuffer
 		if src, ok := srcObj.self.(*typedArrayObject); ok {
-			src.viewedArrayBuf.ensureNotDetached(true)
-			srcLen := src.length
+			srcLen := src.validate()
 			if x := srcLen + targetOffset; x < 0 || x > targetLen {
 				panic(r.newError(r.getRangeError(), "Source is too large"))
+			}
+			if srcLen == 0 { // codemode patch: nothing to copy (and no element to take the address of)
+				return _undefined
 			}
 			if src.defaultCtor == ta.defaultCtor {
 				copy(ta.viewedArrayBuf.data[(ta.offset+targetOffset)*ta.elemSize:],
@@ -1123,16 +1247,13 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 				}
 			}
 		} else {
-			targetLen := ta.length
 			srcLen := toIntStrict(toLength(srcObj.self.getStr("length", nil)))
 			if x := srcLen + targetOffset; x < 0 || x > targetLen {
 				panic(r.newError(r.getRangeError(), "Source is too large"))
 			}
 			for i := 0; i < srcLen; i++ {
 				val := nilSafe(srcObj.self.getIdx(valueInt(i), nil))
-				if ta.isValidIntegerIndex(targetOffset + i) {
-					ta.typedArray.set(ta.offset+targetOffset+i, val)
-				}
+				ta._putIdx(targetOffset+i, val) // codemode patch: converted, then written if still valid
 			}
 		}
 		return _undefined
@@ -1142,8 +1263,7 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
-		length := int64(ta.length)
+		length := int64(ta.validate()) // codemode patch: resizable ArrayBuffer
 		start := toIntStrict(relToIdx(call.Argument(0).ToInteger(), length))
 		var e int64
 		if endArg := call.Argument(1); endArg != _undefined {
@@ -1158,9 +1278,14 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 			count = 0
 		}
 		dst := r.typedArraySpeciesCreate(ta, []Value{intToValue(int64(count))})
+		if count > 0 {
+			// codemode patch: resizable ArrayBuffer: the species constructor
+			// may have shrunk the source; only what is left is copied
+			end = min(end, ta.validate())
+			count = max(end-start, 0)
+		}
 		if dst.defaultCtor == ta.defaultCtor {
 			if count > 0 {
-				ta.viewedArrayBuf.ensureNotDetached(true)
 				offset := ta.offset
 				elemSize := ta.elemSize
 				byteCount := count * elemSize
@@ -1179,8 +1304,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 			}
 		} else {
 			for i := 0; i < count; i++ {
-				ta.viewedArrayBuf.ensureNotDetached(true)
-				dst.typedArray.set(dst.offset+i, ta.typedArray.get(ta.offset+start+i))
+				dst._putIdx(i, ta.typedArray.get(ta.offset+start+i))
 			}
 		}
 		return dst.val
@@ -1190,13 +1314,13 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_some(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		callbackFn := r.toCallable(call.Argument(0))
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		for k := 0; k < ta.length; k++ {
+		for k := 0; k < taLen; k++ {
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -1214,30 +1338,81 @@ func (r *Runtime) typedArrayProto_some(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_sort(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
 		var compareFn func(FunctionCall) Value
 
 		if arg := call.Argument(0); arg != _undefined {
 			compareFn = r.toCallable(arg)
 		}
-
+		l := ta.validate() // codemode patch: resizable ArrayBuffer (after the comparator's check, the spec's order)
+		if compareFn == nil || l < 2 {
+			ctx := typedArraySortCtx{ta: ta}
+			sort.Stable(&ctx)
+			return call.This
+		}
+		// codemode patch: resizable ArrayBuffer: with a comparator (program
+		// code, which may shrink, grow or detach the buffer) the elements
+		// are sorted in a copy and written back to the indices still valid
+		// (SortIndexedProperties, then Set)
+		es := ta.elemSize
+		r.checkSize(typedArrayWhat(ta), float64(l*es), true)
+		sb := &arrayBufferObject{data: append([]byte(nil), ta.viewedArrayBuf.data[ta.offset*es:(ta.offset+l)*es]...)}
+		scratch := &typedArrayObject{viewedArrayBuf: sb, arrLen: l, elemSize: es, typedArray: typedArrayOn(ta.typedArray, &sb.data)}
 		ctx := typedArraySortCtx{
-			ta:      ta,
+			ta:      scratch,
 			compare: compareFn,
 		}
-
 		sort.Stable(&ctx)
+		if cur := min(ta.len(), l); cur > 0 {
+			copy(ta.viewedArrayBuf.data[ta.offset*es:(ta.offset+cur)*es], scratch.viewedArrayBuf.data)
+		}
 		return call.This
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.sort called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
+// typedArrayOn is a typed array of t's element type over data.
+func typedArrayOn(t typedArray, data *[]byte) typedArray {
+	switch t.(type) {
+	case *uint8Array:
+		return (*uint8Array)(data)
+	case *uint8ClampedArray:
+		return (*uint8ClampedArray)(data)
+	case *int8Array:
+		return (*int8Array)(data)
+	case *uint16Array:
+		return (*uint16Array)(data)
+	case *int16Array:
+		return (*int16Array)(data)
+	case *uint32Array:
+		return (*uint32Array)(data)
+	case *int32Array:
+		return (*int32Array)(data)
+	case *float32Array:
+		return (*float32Array)(data)
+	case *float16Array:
+		return (*float16Array)(data)
+	case *float64Array:
+		return (*float64Array)(data)
+	case *bigInt64Array:
+		return (*bigInt64Array)(data)
+	case *bigUint64Array:
+		return (*bigUint64Array)(data)
+	}
+	panic("typedArrayOn: unknown typed array")
+}
+
 func (r *Runtime) typedArrayProto_subarray(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		l := int64(ta.length)
+		l := int64(ta.len()) // codemode patch: resizable ArrayBuffer (0 when out of bounds)
 		beginIdx := relToIdx(call.Argument(0).ToInteger(), l)
+		beginByteOffset := intToValue((int64(ta.offset) + beginIdx) * int64(ta.elemSize))
+		endArg := call.Argument(1)
+		if ta.lengthTracking && endArg == _undefined {
+			// a length-tracking array's subarray to the end tracks too
+			return r.typedArraySpeciesCreate(ta, []Value{ta.viewedArrayBuf.val, beginByteOffset}).val
+		}
 		var relEnd int64
-		if endArg := call.Argument(1); endArg != _undefined {
+		if endArg != _undefined {
 			relEnd = endArg.ToInteger()
 		} else {
 			relEnd = l
@@ -1245,7 +1420,7 @@ func (r *Runtime) typedArrayProto_subarray(call FunctionCall) Value {
 		endIdx := relToIdx(relEnd, l)
 		newLen := max(endIdx-beginIdx, 0)
 		return r.typedArraySpeciesCreate(ta, []Value{ta.viewedArrayBuf.val,
-			intToValue((int64(ta.offset) + beginIdx) * int64(ta.elemSize)),
+			beginByteOffset,
 			intToValue(newLen),
 		}).val
 	}
@@ -1254,15 +1429,13 @@ func (r *Runtime) typedArrayProto_subarray(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_toLocaleString(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		length := ta.length
+		length := ta.validate() // codemode patch: resizable ArrayBuffer
 		var buf StringBuilder
 		for i := 0; i < length; i++ {
-			ta.viewedArrayBuf.ensureNotDetached(true)
 			if i > 0 {
 				buf.WriteRune(',')
 			}
-			item := ta.typedArray.get(ta.offset + i)
-			r.writeItemLocaleString(item, &buf)
+			r.writeItemLocaleString(ta._getIdx(i), &buf) // undefined ("") past the current length
 		}
 		return buf.String()
 	}
@@ -1271,7 +1444,7 @@ func (r *Runtime) typedArrayProto_toLocaleString(call FunctionCall) Value {
 
 func (r *Runtime) typedArrayProto_values(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		ta.validate() // codemode patch: resizable ArrayBuffer
 		return r.createArrayIterator(ta.val, iterationKindValue)
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.values called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
@@ -1293,8 +1466,7 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("%s is not a valid TypedArray", r.objectproto_toString(FunctionCall{This: call.This})))
 	}
-	ta.viewedArrayBuf.ensureNotDetached(true)
-	length := ta.length
+	length := ta.validate() // codemode patch: resizable ArrayBuffer
 	relativeIndex := call.Argument(0).ToInteger()
 	var actualIndex int
 
@@ -1317,8 +1489,17 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	}
 
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
-	copy(a.viewedArrayBuf.data, ta.viewedArrayBuf.data[ta.offset*ta.elemSize:])
-	a.typedArray.set(actualIndex, numericValue)
+	// codemode patch: resizable ArrayBuffer: the conversions may have
+	// shrunk the source (actualIndex is still in it): what is gone reads
+	// as undefined (NaN, 0, or ToBigInt's TypeError)
+	cur := min(ta.len(), length)
+	copy(a.viewedArrayBuf.data[:cur*ta.elemSize], ta.viewedArrayBuf.data[ta.offset*ta.elemSize:])
+	for k := cur; k < length; k++ {
+		a._putIdx(k, _undefined)
+	}
+	if actualIndex < length { // else the conversions grew the buffer, and the copy (of len elements) has no such index
+		a.typedArray.set(actualIndex, numericValue)
+	}
 	return a.val
 }
 
@@ -1328,8 +1509,8 @@ func (r *Runtime) typedArrayProto_toReversed(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("%s is not a valid TypedArray", r.objectproto_toString(FunctionCall{This: call.This})))
 	}
-	ta.viewedArrayBuf.ensureNotDetached(true)
-	length := ta.length
+	taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
+	length := taLen
 
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
 
@@ -1348,8 +1529,6 @@ func (r *Runtime) typedArrayProto_toSorted(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("%s is not a valid TypedArray", r.objectproto_toString(FunctionCall{This: call.This})))
 	}
-	ta.viewedArrayBuf.ensureNotDetached(true)
-
 	var compareFn func(FunctionCall) Value
 	arg := call.Argument(0)
 	if arg != _undefined {
@@ -1361,7 +1540,7 @@ func (r *Runtime) typedArrayProto_toSorted(call FunctionCall) Value {
 		}
 	}
 
-	length := ta.length
+	length := ta.validate() // codemode patch: resizable ArrayBuffer (after the comparator's check, the spec's order)
 
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
 	copy(a.viewedArrayBuf.data, ta.viewedArrayBuf.data[ta.offset*ta.elemSize:])
@@ -1394,7 +1573,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 		ta := r.typedArrayCreate(c, intToValue(int64(len(values))))
 		if mapFc == nil {
 			for idx, val := range values {
-				ta.typedArray.set(idx, val)
+				ta._putIdx(idx, val) // codemode patch: converted, then written if still valid
 			}
 		} else {
 			fc := FunctionCall{
@@ -1413,7 +1592,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 	ta := r.typedArrayCreate(c, intToValue(int64(length)))
 	if mapFc == nil {
 		for i := 0; i < length; i++ {
-			ta.typedArray.set(i, nilSafe(source.self.getIdx(valueInt(i), nil)))
+			ta._putIdx(i, nilSafe(source.self.getIdx(valueInt(i), nil))) // codemode patch: converted, then written if still valid
 		}
 	} else {
 		fc := FunctionCall{
@@ -1423,7 +1602,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 		for i := 0; i < length; i++ {
 			idx := valueInt(i)
 			fc.Arguments[0], fc.Arguments[1] = source.self.getIdx(idx, nil), idx
-			ta.typedArray.set(i, mapFc(fc))
+			ta._putIdx(i, mapFc(fc)) // codemode patch: converted, then written if still valid
 		}
 	}
 	return ta.val
@@ -1432,7 +1611,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 func (r *Runtime) typedArray_of(call FunctionCall) Value {
 	ta := r.typedArrayCreate(r.toObject(call.This), intToValue(int64(len(call.Arguments))))
 	for i, val := range call.Arguments {
-		ta.typedArray.set(i, val)
+		ta._putIdx(i, val) // codemode patch: converted, then written if still valid
 	}
 	return ta.val
 }
@@ -1454,10 +1633,10 @@ func (r *Runtime) typedArraySpeciesCreate(ta *typedArrayObject, args []Value) *t
 func (r *Runtime) typedArrayCreate(ctor *Object, args ...Value) *typedArrayObject {
 	o := r.toConstructor(ctor)(args, ctor)
 	if ta, ok := o.self.(*typedArrayObject); ok {
-		ta.viewedArrayBuf.ensureNotDetached(true)
+		taLen := ta.validate() // codemode patch: resizable ArrayBuffer (ValidateTypedArray)
 		if len(args) == 1 {
 			if l, ok := args[0].(valueInt); ok {
-				if ta.length < int(l) {
+				if taLen < int(l) {
 					panic(r.NewTypeError("Derived TypedArray constructor created an array which was too small"))
 				}
 			}
@@ -1516,6 +1695,9 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 	return ta.val
 }
 
+// codemode patch: resizable ArrayBuffer (ES2024,
+// InitializeTypedArrayFromArrayBuffer): without a length, an array on a
+// resizable buffer tracks the buffer's length.
 func (r *Runtime) _newTypedArrayFromArrayBuffer(ab *arrayBufferObject, args []Value, newTarget *Object, taCtor typedArrayObjectCtor, proto *Object) *Object {
 	ta := taCtor(ab, 0, 0, r.getPrototypeFromCtor(newTarget, nil, proto))
 	var byteOffset int
@@ -1526,25 +1708,43 @@ func (r *Runtime) _newTypedArrayFromArrayBuffer(ab *arrayBufferObject, args []Va
 		}
 	}
 	var length int
-	if len(args) > 2 && args[2] != nil && args[2] != _undefined {
+	hasLen := len(args) > 2 && args[2] != nil && args[2] != _undefined
+	if hasLen {
 		length = r.toIndex(args[2])
-		ab.ensureNotDetached(true)
-		if byteOffset+length*ta.elemSize > len(ab.data) {
-			panic(r.newErrorf(r.getRangeError(), "Invalid typed array length: %d", length))
+	}
+	ab.ensureNotDetached(true)
+	bufLen := len(ab.data)
+	switch {
+	case !hasLen && ab.resizable:
+		if byteOffset > bufLen {
+			panic(r.newErrorf(r.getRangeError(), "Start offset %d is outside the bounds of the buffer", byteOffset))
 		}
-	} else {
-		ab.ensureNotDetached(true)
-		if len(ab.data)%ta.elemSize != 0 {
+		ta.lengthTracking = true
+	case !hasLen:
+		if bufLen%ta.elemSize != 0 {
 			panic(r.newErrorf(r.getRangeError(), "Byte length of %s should be a multiple of %d", newTarget.self.getStr("name", nil), ta.elemSize))
 		}
-		length = (len(ab.data) - byteOffset) / ta.elemSize
+		length = (bufLen - byteOffset) / ta.elemSize
 		if length < 0 {
 			panic(r.newErrorf(r.getRangeError(), "Start offset %d is outside the bounds of the buffer", byteOffset))
 		}
+	default:
+		if byteOffset+length*ta.elemSize > bufLen {
+			panic(r.newErrorf(r.getRangeError(), "Invalid typed array length: %d", length))
+		}
 	}
 	ta.offset = byteOffset / ta.elemSize
-	ta.length = length
+	ta.arrLen = length
 	return ta.val
+}
+
+// isBigIntTypedArray: a BigInt64Array or BigUint64Array (codemode patch).
+func isBigIntTypedArray(ta *typedArrayObject) bool {
+	switch ta.typedArray.(type) {
+	case *bigInt64Array, *bigUint64Array:
+		return true
+	}
+	return false
 }
 
 func checkTypedArrayMixBigInt(src, dst *Object) {
@@ -1558,20 +1758,20 @@ func checkTypedArrayMixBigInt(src, dst *Object) {
 
 func (r *Runtime) _newTypedArrayFromTypedArray(src *typedArrayObject, newTarget *Object, taCtor typedArrayObjectCtor, proto *Object) *Object {
 	dst := r.allocateTypedArray(newTarget, 0, taCtor, proto)
-	src.viewedArrayBuf.ensureNotDetached(true)
-	l := src.length
+	l := src.validate() // codemode patch: resizable ArrayBuffer
 
 	r.checkSize(typedArrayWhat(dst), float64(l)*float64(dst.elemSize), true) // codemode patch: sizecheck.go
 	dst.viewedArrayBuf.data = allocByteSlice(toIntStrict(int64(l) * int64(dst.elemSize)))
-	src.viewedArrayBuf.ensureNotDetached(true)
 	if src.defaultCtor == dst.defaultCtor {
 		copy(dst.viewedArrayBuf.data, src.viewedArrayBuf.data[src.offset*src.elemSize:])
-		dst.length = src.length
+		dst.arrLen = l
 		return dst.val
-	} else {
-		checkTypedArrayMixBigInt(src.defaultCtor, newTarget)
+	} else if isBigIntTypedArray(src) != isBigIntTypedArray(dst) {
+		// codemode patch: the content types, not the constructors' names
+		// (a subclass of BigInt64Array is named as its author likes)
+		panic(errMixBigIntType)
 	}
-	dst.length = l
+	dst.arrLen = l
 	for i := 0; i < l; i++ {
 		dst.typedArray.set(i, src.typedArray.get(src.offset+i))
 	}
@@ -1585,7 +1785,7 @@ func (r *Runtime) newTypedArrayWithData(data []byte, newTarget *Object, taCtor t
 	ab := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
 	ab.data = data
 	ta := taCtor(ab, 0, 0, r.getPrototypeFromCtor(newTarget, nil, proto))
-	ta.length = len(data) / ta.elemSize
+	ta.arrLen = len(data) / ta.elemSize // codemode patch: arrLen
 	return ta
 }
 
@@ -1880,6 +2080,18 @@ func (r *Runtime) createArrayBufferProto(val *Object) objectImpl {
 		getterFunc:   r.newNativeFunc(r.arrayBufferProto_getDetached, "get detached", 0),
 	})
 	b._putReady("transfer", r.methodProp(r.arrayBufferProto_transfer, asciiString("transfer"), 0))
+	// codemode patch: resizable ArrayBuffer (ES2024)
+	b._put("maxByteLength", &valueProperty{
+		accessor:     true,
+		configurable: true,
+		getterFunc:   r.newNativeFunc(r.arrayBufferProto_getMaxByteLength, "get maxByteLength", 0),
+	})
+	b._put("resizable", &valueProperty{
+		accessor:     true,
+		configurable: true,
+		getterFunc:   r.newNativeFunc(r.arrayBufferProto_getResizable, "get resizable", 0),
+	})
+	b._putReady("resize", r.methodProp(r.arrayBufferProto_resize, asciiString("resize"), 1))
 	b._putReady("transferToFixedLength", r.methodProp(r.arrayBufferProto_transferToFixedLength, asciiString("transferToFixedLength"), 0))
 	b._putSym(SymToStringTag, valueProp(asciiString("ArrayBuffer"), false, false, true))
 	return b
@@ -2342,8 +2554,8 @@ func (r *Runtime) validateUint8Array(v Value) *typedArrayObject {
 //
 // [GetUint8ArrayBytes(ta)]: https://tc39.es/ecma262/multipage/indexed-collections.html#sec-getuint8arraybytes
 func (r *Runtime) getUint8ArrayBytes(ta *typedArrayObject) []byte {
-	ta.viewedArrayBuf.ensureNotDetached(true)
-	return ta.viewedArrayBuf.data[ta.offset : ta.offset+ta.length]
+	l := ta.validate() // codemode patch: resizable ArrayBuffer
+	return ta.viewedArrayBuf.data[ta.offset : ta.offset+l]
 }
 
 // https://tc39.es/ecma262/multipage/indexed-collections.html#sec-frombase64

@@ -113,7 +113,7 @@ func (r *Runtime) iterableSize(items Value) float64 {
 		return float64(v.Length())
 	case *Object:
 		if ta, ok := v.self.(*typedArrayObject); ok {
-			return float64(ta.length)
+			return float64(ta.len()) // codemode patch: len
 		}
 		if isArray(v) {
 			return float64(toLength(v.self.getStr("length", nil)))

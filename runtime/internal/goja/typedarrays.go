@@ -28,7 +28,11 @@ type typedArrayObjectCtor func(buf *arrayBufferObject, offset, length int, proto
 type arrayBufferObject struct {
 	baseObject
 	detached bool
-	data     []byte
+	// codemode patch: resizable ArrayBuffer (ES2024). A resizable buffer's
+	// data is its current length (grown by resize, within maxByteLen).
+	resizable  bool
+	maxByteLen int
+	data       []byte
 }
 
 // ArrayBuffer is a Go wrapper around ECMAScript ArrayBuffer. Calling Runtime.ToValue() on it
@@ -42,6 +46,7 @@ type dataViewObject struct {
 	baseObject
 	viewedArrayBuf      *arrayBufferObject
 	byteLen, byteOffset int
+	lengthTracking      bool // codemode patch: made without a length on a resizable buffer
 }
 
 type typedArray interface {
@@ -74,8 +79,9 @@ type typedArrayObject struct {
 	baseObject
 	viewedArrayBuf *arrayBufferObject
 	defaultCtor    *Object
-	length, offset int
+	arrLen, offset int // codemode patch: arrLen, the fixed length (see len)
 	elemSize       int
+	lengthTracking bool // codemode patch: made without a length on a resizable buffer
 	typedArray     typedArray
 }
 
@@ -772,11 +778,70 @@ func (a *bigUint64Array) exportType() reflect.Type {
 	return typeBigUint64Array
 }
 
-func (a *typedArrayObject) _getIdx(idx int) Value {
-	if 0 <= idx && idx < a.length {
-		if !a.viewedArrayBuf.ensureNotDetached(false) {
-			return nil
+// codemode patch: resizable ArrayBuffer (ES2024). A typed array's length
+// is computed from its buffer's: len is TypedArrayLength (0 when the view
+// is out of bounds or its buffer detached), outOfBounds is
+// IsTypedArrayOutOfBounds, validate is ValidateTypedArray.
+func (a *typedArrayObject) len() int {
+	b := a.viewedArrayBuf
+	if !b.resizable {
+		if b.detached {
+			return 0
 		}
+		return a.arrLen
+	}
+	return a.lenResizable()
+}
+
+func (a *typedArrayObject) lenResizable() int {
+	b := a.viewedArrayBuf
+	if b.detached {
+		return 0
+	}
+	bl := len(b.data)
+	start := a.offset * a.elemSize
+	if start > bl {
+		return 0
+	}
+	if a.lengthTracking {
+		return (bl - start) / a.elemSize
+	}
+	if start+a.arrLen*a.elemSize > bl {
+		return 0
+	}
+	return a.arrLen
+}
+
+func (a *typedArrayObject) outOfBounds() bool {
+	b := a.viewedArrayBuf
+	if b.detached {
+		return true
+	}
+	if !b.resizable {
+		return false
+	}
+	bl := len(b.data)
+	start := a.offset * a.elemSize
+	if start > bl {
+		return true
+	}
+	return !a.lengthTracking && start+a.arrLen*a.elemSize > bl
+}
+
+// validate throws the TypeError of ValidateTypedArray and returns the
+// current length.
+func (a *typedArrayObject) validate() int {
+	if a.viewedArrayBuf.detached {
+		panic(a.val.runtime.NewTypeError("ArrayBuffer is detached"))
+	}
+	if a.outOfBounds() {
+		panic(a.val.runtime.NewTypeError("TypedArray is out of bounds"))
+	}
+	return a.len()
+}
+
+func (a *typedArrayObject) _getIdx(idx int) Value {
+	if 0 <= idx && idx < a.len() {
 		return a.typedArray.get(idx + a.offset)
 	}
 	return nil
@@ -831,12 +896,7 @@ func (a *typedArrayObject) getIdx(idx valueInt, receiver Value) Value {
 }
 
 func (a *typedArrayObject) isValidIntegerIndex(idx int) bool {
-	if a.viewedArrayBuf.ensureNotDetached(false) {
-		if idx >= 0 && idx < a.length {
-			return true
-		}
-	}
-	return false
+	return idx >= 0 && idx < a.len() // codemode patch: len is 0 when detached or out of bounds
 }
 
 func (a *typedArrayObject) _putIdx(idx int, v Value) {
@@ -973,7 +1033,7 @@ func (a *typedArrayObject) deleteStr(name unistring.String, throw bool) bool {
 }
 
 func (a *typedArrayObject) deleteIdx(idx valueInt, throw bool) bool {
-	if a.viewedArrayBuf.ensureNotDetached(false) && idx >= 0 && int64(idx) < int64(a.length) {
+	if idx >= 0 && int64(idx) < int64(a.len()) { // codemode patch: len
 		a.val.runtime.typeErrorResult(throw, "Cannot delete property '%d' of %s", idx, a.val.String())
 		return false
 	}
@@ -982,10 +1042,11 @@ func (a *typedArrayObject) deleteIdx(idx valueInt, throw bool) bool {
 }
 
 func (a *typedArrayObject) stringKeys(all bool, accum []Value) []Value {
+	l := a.len() // codemode patch: len
 	if accum == nil {
-		accum = make([]Value, 0, a.length)
+		accum = make([]Value, 0, l)
 	}
-	for i := 0; i < a.length; i++ {
+	for i := 0; i < l; i++ {
 		accum = append(accum, asciiString(strconv.Itoa(i)))
 	}
 	return a.baseObject.stringKeys(all, accum)
@@ -997,7 +1058,7 @@ type typedArrayPropIter struct {
 }
 
 func (i *typedArrayPropIter) next() (propIterItem, iterNextFunc) {
-	if i.idx < i.a.length {
+	if i.idx < i.a.len() { // codemode patch: len
 		name := strconv.Itoa(i.idx)
 		prop := i.a._getIdx(i.idx)
 		i.idx++
@@ -1015,14 +1076,23 @@ func (a *typedArrayObject) iterateStringKeys() iterNextFunc {
 
 func (a *typedArrayObject) exportToArrayOrSlice(dst reflect.Value, typ reflect.Type, ctx *objectExportCtx) error {
 	if typ == typeBytes {
-		dst.Set(reflect.ValueOf(a.viewedArrayBuf.data[a.offset*a.elemSize : (a.offset+a.length)*a.elemSize]))
+		l := a.len() // codemode patch: len
+		if l == 0 {
+			dst.Set(reflect.ValueOf([]byte{}))
+			return nil
+		}
+		dst.Set(reflect.ValueOf(a.viewedArrayBuf.data[a.offset*a.elemSize : (a.offset+l)*a.elemSize]))
 		return nil
 	}
 	return a.baseObject.exportToArrayOrSlice(dst, typ, ctx)
 }
 
 func (a *typedArrayObject) export(_ *objectExportCtx) interface{} {
-	return a.typedArray.export(a.offset, a.length)
+	l := a.len() // codemode patch: len (0 when detached or out of bounds)
+	if l == 0 {
+		return a.typedArray.export(0, 0)
+	}
+	return a.typedArray.export(a.offset, l)
 }
 
 func (a *typedArrayObject) exportType() reflect.Type {
@@ -1031,7 +1101,11 @@ func (a *typedArrayObject) exportType() reflect.Type {
 
 func (o *dataViewObject) exportToArrayOrSlice(dst reflect.Value, typ reflect.Type, ctx *objectExportCtx) error {
 	if typ == typeBytes {
-		dst.Set(reflect.ValueOf(o.viewedArrayBuf.data[o.byteOffset : o.byteOffset+o.byteLen]))
+		if o.outOfBounds() { // codemode patch: resizable ArrayBuffer
+			dst.Set(reflect.ValueOf([]byte{}))
+			return nil
+		}
+		dst.Set(reflect.ValueOf(o.viewedArrayBuf.data[o.byteOffset : o.byteOffset+o.viewByteLen()]))
 		return nil
 	}
 	return o.baseObject.exportToArrayOrSlice(dst, typ, ctx)
@@ -1048,7 +1122,7 @@ func (r *Runtime) _newTypedArrayObject(buf *arrayBufferObject, offset, length, e
 		},
 		viewedArrayBuf: buf,
 		offset:         offset,
-		length:         length,
+		arrLen:         length, // codemode patch: arrLen
 		elemSize:       elemSize,
 		defaultCtor:    defCtor,
 		typedArray:     arr,
@@ -1109,9 +1183,41 @@ func (r *Runtime) newBigUint64ArrayObject(buf *arrayBufferObject, offset, length
 	return r._newTypedArrayObject(buf, offset, length, 8, r.global.BigUint64Array, (*bigUint64Array)(&buf.data), proto)
 }
 
-func (o *dataViewObject) getIdxAndByteOrder(getIdx int, littleEndianVal Value, size int) (int, byteOrder) {
+// codemode patch: resizable ArrayBuffer (ES2024): outOfBounds is
+// IsViewOutOfBounds, viewByteLen GetViewByteLength (of a view in bounds).
+func (o *dataViewObject) outOfBounds() bool {
+	b := o.viewedArrayBuf
+	if b.detached {
+		return true
+	}
+	if !b.resizable {
+		return false
+	}
+	bl := len(b.data)
+	if o.byteOffset > bl {
+		return true
+	}
+	return !o.lengthTracking && o.byteOffset+o.byteLen > bl
+}
+
+func (o *dataViewObject) viewByteLen() int {
+	if o.lengthTracking {
+		return len(o.viewedArrayBuf.data) - o.byteOffset
+	}
+	return o.byteLen
+}
+
+// checkInBounds throws the TypeError of a detached or out-of-bounds view.
+func (o *dataViewObject) checkInBounds() {
 	o.viewedArrayBuf.ensureNotDetached(true)
-	if getIdx+size > o.byteLen {
+	if o.outOfBounds() {
+		panic(o.val.runtime.NewTypeError("DataView is out of bounds"))
+	}
+}
+
+func (o *dataViewObject) getIdxAndByteOrder(getIdx int, littleEndianVal Value, size int) (int, byteOrder) {
+	o.checkInBounds() // codemode patch: resizable ArrayBuffer
+	if getIdx+size > o.viewByteLen() {
 		panic(o.val.runtime.newErrorf(o.val.runtime.getRangeError(), "Index %d is out of bounds", getIdx))
 	}
 	getIdx += o.byteOffset

@@ -155,6 +155,9 @@ function mapLike(O, len, fn, T) {
 }
 function isProxy(v) { return proxies !== null && ReflectApply(weakHas, proxies, [v]); }
 // guarded runs f, an Array.prototype built-in, after the length check.
+// ArrayBuffer.isView, read on first use: reading ArrayBuffer builds it
+// (~60 allocations a runtime would pay for nothing).
+var abIsView = null;
 function guarded(f, name, O, args, callback) {
   if (O === null || O === undefined) return ReflectApply(f, O, args);
   // sort checks its comparator before it reads anything.
@@ -195,6 +198,16 @@ function guarded(f, name, O, args, callback) {
     if (f === sortF && args[0] === undefined) args = [defaultCompare];
   }
   if (d !== undefined && "value" in d) return ReflectApply(f, O, args);
+  // A typed array's keys, values and entries (past the size check above)
+  // go to the built-in as they are: its iterator reads the array's current
+  // length at every step (a resizable buffer may grow or shrink under
+  // it), which a pinned proxy would hide. (Were ArrayBuffer replaced
+  // before the first use, an object it calls a view gets what an object
+  // with a data length gets above.)
+  if (f === keysF || f === valuesF || f === entriesF) {
+    if (abIsView === null) abIsView = ArrayBuffer.isView;
+    if (typeof abIsView === "function" && ReflectApply(abIsView, undefined, [O])) return ReflectApply(f, O, args);
+  }
   // goja's map takes a proxy's get answering undefined for a hole, so an
   // array-like whose length is not plain data is mapped here.
   if (f === mapF && !isArray(O)) return mapLike(O, len, args[0], args[1]);

@@ -48,7 +48,7 @@ func TestTest262Wrappers(t *testing.T) {
 	h := &t262{base: base, d: d, harness: map[string]string{}}
 	only := os.Getenv("CODEMODE_TEST262_ONLY") // a substring of the test paths to run
 	var regressions []string
-	for _, dir := range enginetest.Test262Dirs {
+	for _, dir := range enginetest.Test262DirList() {
 		var files []string
 		root := filepath.Join(base, "test", "built-ins", dir)
 		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {

@@ -223,6 +223,19 @@ function lengthTrap(t, args, nt) {
     var n = toInt(a);
     args[0] = n;
     var msg = reserve(what, n > 0 ? n * this.bytesPer : 0);
+    // A resizable ArrayBuffer's maxByteLength past the budget: refused as
+    // a length is (goja's check is the same), read and converted once
+    // here, handed on as a number. QuickJS-ng allocates the current
+    // length only and grows on resize (past the budget: its catchable
+    // out-of-memory, MEMORY_LIMIT when uncaught).
+    if (!msg && this.buffer && isObject(args[1])) {
+      var m = args[1].maxByteLength;
+      if (m !== undefined) {
+        m = toInt(m);
+        args[1] = { maxByteLength: m };
+        msg = reserve(what + " with maxByteLength", m > 0 ? m : 0);
+      }
+    }
     if (msg) {
       // The built-in reads newTarget.prototype before it allocates
       // (OrdinaryCreateFromConstructor): so does the refusal.
