@@ -47,7 +47,10 @@
 // other parser or compiler sees it. esbuild, which is quadratic to cubic
 // on some nestings that the depth bound allows (chained arrow functions),
 // only sees programs of at most [MaxTypeScriptBytes] with at most
-// [MaxTypeScriptArrows] arrows.
+// [MaxTypeScriptArrows] arrows. A larger program that goja's parser
+// rejects goes to QuickJS's own parser when it runs per call (see
+// nativeScript: a wrapper no program text can escape), and is a
+// SYNTAX_ERROR naming the limit for goja and in persistent mode.
 //
 // # Persistent (REPL) mode
 //
