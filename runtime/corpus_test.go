@@ -376,3 +376,53 @@ func TestModernSyntaxModes(t *testing.T) {
 		})
 	}
 }
+
+// A program over esbuild's limits (source.MaxTypeScriptBytes) that goja's
+// parser rejects: QuickJS's own parser decides on wazero per call (and its
+// `for await` runs); goja and persistent environments get a SYNTAX_ERROR
+// that names the limit and says what to do. The wrapper keeps such a
+// program inside its function: text that closes it is a syntax error.
+func TestBigModernSyntax(t *testing.T) {
+	pad := strings.Repeat("acc.push({ id: acc.length, name: 'item ' + acc.length })\n", 360) // 20 KiB
+	big := "async function* gen(n) { for (let i = 0; i < n; i++) yield i }\nconst acc = []\n" + pad +
+		"let sum = 0\nfor await (const v of gen(4)) sum += v\nreturn [acc.length, sum]"
+	if len(big) < 20<<10 {
+		t.Fatalf("program is %d bytes", len(big))
+	}
+	bad := big[:len(big)-len("return [acc.length, sum]")] + "return [acc.length,, sum +]\nlet z = 1"
+	badLine := strings.Count(bad, "\n") // the user's line with `sum +]`
+	escape := "x = 1\n}}}); globalThis.escaped = 1; (async function(){__cm_x:{{\n" + pad + "for await (const v of []) {}"
+	for name, rt := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			out := rt.Run(context.Background(), runtime.Request{Code: big})
+			if name == runtime.EngineWazero {
+				if out.Err != nil || string(out.Value) != "[360,6]" {
+					t.Fatalf("got %s, %v; want [360,6]", out.Value, out.Err)
+				}
+				out = rt.Run(context.Background(), runtime.Request{Code: bad})
+				if out.Err == nil || out.Err.Code != errs.CodeSyntaxError || out.Err.Info["line"] != badLine {
+					t.Fatalf("syntax error: got %v (%v), want SYNTAX_ERROR at line %d", out.Err, out.Err.Info, badLine)
+				}
+				out = rt.Run(context.Background(), runtime.Request{Code: escape + "\nreturn typeof escaped"})
+				if out.Err == nil || out.Err.Code != errs.CodeSyntaxError {
+					t.Fatalf("escape: got %s, %v; want SYNTAX_ERROR", out.Value, out.Err)
+				}
+				t.Logf("escape: %v", out.Err)
+				if out = rt.Run(context.Background(), runtime.Request{Code: "return typeof escaped"}); string(out.Value) != `"undefined"` {
+					t.Fatalf("escaped: %s %v", out.Value, out.Err)
+				}
+			} else if out.Err == nil || out.Err.Code != errs.CodeSyntaxError || !strings.Contains(out.Err.Message, "split it") {
+				t.Fatalf("got %s, %v; want SYNTAX_ERROR naming the limit", out.Value, out.Err)
+			}
+			host := scope.NewHost("h")
+			defer host.Dispose()
+			es := rt.NewEnvironments(host.Child(scope.KindPlugin, "codemode"), runtime.EnvOptions{})
+			o := es.Owner(host.Child(scope.KindAgent, "a"), "codemode")
+			out = es.Run(context.Background(), o, runtime.Request{Code: big})
+			t.Logf("persistent: %v", out.Err)
+			if out.Err == nil || out.Err.Code != errs.CodeSyntaxError || !strings.Contains(out.Err.Message, "16384 bytes") {
+				t.Fatalf("persistent: got %s, %v; want SYNTAX_ERROR naming the limit", out.Value, out.Err)
+			}
+		})
+	}
+}

@@ -162,3 +162,63 @@ func treeDepth(n any) int {
 	}
 	return max
 }
+
+// Programs over esbuild's limits that goja's parser rejects: QuickJS's own
+// parser decides per call on wazero (the script is the native wrapper);
+// goja and persistent mode get a SYNTAX_ERROR that names the limit.
+func TestOverLimits(t *testing.T) {
+	pad := strings.Repeat("x = [1, 2, 3];\n", 1200) // 18 KiB
+	arrows := strings.Repeat("f(a => a);\n", 300)
+	type mode struct {
+		persistent bool
+		ev         Evaluator
+	}
+	perCallQJS, perCallGoja := mode{false, EvaluatorQuickJS}, mode{false, EvaluatorGoja}
+	persQJS, persGoja := mode{true, EvaluatorQuickJS}, mode{true, EvaluatorGoja}
+	tests := []struct {
+		name   string
+		code   string
+		native []mode // modes that get the native wrapper; the others a SYNTAX_ERROR naming the limit
+	}{
+		{"for await over the byte limit", pad + "for await (const v of g()) {}", []mode{perCallQJS}},
+		{"for await over the arrow limit", arrows + "for await (const v of g()) {}", []mode{perCallQJS}},
+		{"TypeScript over the byte limit (QuickJS reports it)", "let n: number = 1;\n" + pad, []mode{perCallQJS}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, m := range []mode{perCallQJS, perCallGoja, persQJS, persGoja} {
+				s, err := Prepare(tt.code, Options{Persistent: m.persistent, Evaluator: m.ev})
+				native := false
+				for _, n := range tt.native {
+					native = native || n == m
+				}
+				if native {
+					want := "(async function(){__cm_body0:{{\n" + tt.code + "\n}break __cm_body0}})()"
+					if err != nil || s.JS != want || s.LineOffset != 1 {
+						t.Errorf("%+v: got %v, %v", m, err, s != nil && s.JS == want)
+					}
+					continue
+				}
+				if errs.CodeOf(err) != errs.CodeSyntaxError || !strings.Contains(err.Error(), "16384 bytes and 256 arrow functions") || !strings.Contains(err.Error(), "split it") {
+					t.Errorf("%+v: got %v, want a SYNTAX_ERROR naming the limit", m, err)
+				}
+			}
+		})
+	}
+}
+
+// The native wrapper's label is one the program never spells, with or
+// without \u escapes.
+func TestNativeLabel(t *testing.T) {
+	for code, want := range map[string]string{
+		"return 1":                               "__cm_body0",
+		"__cm_body0: {}":                         "__cm_body1",
+		"\\u005f_cm_body0: { break __cm_body1 }": "__cm_body2",
+		"_\\u{5f}cm_bod\\u0079\\u{30}: {}":       "__cm_body1",
+		"'\\u{110000}' // __cm_body":             "__cm_body0",
+	} {
+		if got := nativeLabel(code); got != want {
+			t.Errorf("nativeLabel(%q) = %q, want %q", code, got, want)
+		}
+	}
+}

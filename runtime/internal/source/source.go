@@ -47,7 +47,10 @@
 // other parser or compiler sees it. esbuild, which is quadratic to cubic
 // on some nestings that the depth bound allows (chained arrow functions),
 // only sees programs of at most [MaxTypeScriptBytes] with at most
-// [MaxTypeScriptArrows] arrows.
+// [MaxTypeScriptArrows] arrows. A larger program that goja's parser
+// rejects goes to QuickJS's own parser when it runs per call (see
+// nativeScript: a wrapper no program text can escape), and is a
+// SYNTAX_ERROR naming the limit for goja and in persistent mode.
 //
 // # Persistent (REPL) mode
 //
@@ -96,7 +99,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
@@ -283,11 +288,61 @@ func prepare(code string, persistent bool, ev Evaluator, popts []jsparse.Option)
 	}
 	native := ev == EvaluatorQuickJS && !persistent
 	if !esbuildMay(code) {
+		if native {
+			// Too big for esbuild, but QuickJS's own parser decides:
+			// it reads the syntax goja's lacks (for await, async
+			// generators) and reports its own syntax errors.
+			return nativeScript(code), nil
+		}
 		// Not goja's JavaScript, and too big to hand to esbuild safely.
-		return nil, syntaxError(jsErr.msg+fmt.Sprintf(" (TypeScript types are stripped, and syntax newer than this engine's lowered, only in programs of at most %d bytes and %d arrow functions)", MaxTypeScriptBytes, MaxTypeScriptArrows), jsErr.line, jsErr.column)
+		return nil, syntaxError(jsErr.msg+fmt.Sprintf(" (this engine's parser does not read this syntax; TypeScript types are stripped, and syntax newer than the engine's (for await, async generators) rewritten, only in programs of at most %d bytes and %d arrow functions, which bound the rewrite's CPU time; this program has %d bytes and %d arrow functions: split it into smaller code_run calls, or avoid the syntax)", MaxTypeScriptBytes, MaxTypeScriptArrows, len(code), strings.Count(code, "=>")), jsErr.line, jsErr.column)
 	}
 	return prepareTS(code, persistent, native, jsErr, popts)
 }
+
+// nativeScript wraps a per-call program that only QuickJS's parser checks
+// (no other parser read it). The wrapper must keep every token of it
+// inside the async function: text such as "}); f(); (async function(){"
+// would otherwise escape it (QuickJS's AsyncFunction constructor pastes
+// its body into such a wrapper too, so it does not help). So the body goes
+// in a block labeled with a name the program never spells, and the
+// wrapper's `break label` after the body's own closing brace is an early
+// SyntaxError unless that brace closes the block the wrapper opened inside
+// that label: the program cannot close the function (the label would be
+// out of reach) nor reopen a label it cannot name. The inner brace, closed
+// right after the body, makes a statement the body leaves dangling
+// (`if (a)`) a syntax error instead of taking the wrapper's break.
+// Differences from the plain wrapper, which only a program with
+// unbalanced braces or these shapes sees: the body is a block, so a
+// leading "use strict" is not a directive and `var f` beside `function f`
+// is a redeclaration; a body with one unmatched `}` followed by another
+// block (`} {`) is accepted, and still runs inside the function.
+func nativeScript(code string) *Script {
+	l := nativeLabel(code)
+	return &Script{JS: "(async function(){" + l + ":{{\n" + code + "\n}break " + l + "}})()", LineOffset: 1}
+}
+
+// nativeLabel returns a label the program never names: absent from its
+// text, and from its text with every \u escape decoded (identifiers may
+// spell a name with escapes).
+func nativeLabel(code string) string {
+	decoded := unicodeEscape.ReplaceAllStringFunc(code, func(e string) string {
+		h := strings.Trim(e[2:], "{}")
+		n, err := strconv.ParseUint(h, 16, 32)
+		if err != nil || n > unicode.MaxRune {
+			return e
+		}
+		return string(rune(n))
+	})
+	for i := 0; ; i++ {
+		l := "__cm_body" + strconv.Itoa(i)
+		if !strings.Contains(code, l) && !strings.Contains(decoded, l) {
+			return l
+		}
+	}
+}
+
+var unicodeEscape = regexp.MustCompile(`\\u(?:[0-9a-fA-F]{4}|\{[0-9a-fA-F]{1,8}\})`)
 
 // esbuildMay reports whether code is within the limits on what reaches
 // esbuild (see the package doc).
