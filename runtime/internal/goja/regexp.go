@@ -65,6 +65,10 @@ type regexpPattern struct {
 
 	global, ignoreCase, multiline, dotAll, sticky, unicode bool
 	hasIndices                                             bool // codemode patch: the d flag
+	// codemode patch: a pattern regexlower rewrote. unicodeSets: the
+	// program's flags have v (compiled as u); iLowered: they have i,
+	// spelled out in the lowered pattern (compiled without it).
+	unicodeSets, iLowered bool
 
 	regexpWrapper  *regexpWrapper
 	regexp2Wrapper *regexp2Wrapper
@@ -209,6 +213,9 @@ func (p *regexpPattern) clone() *regexpPattern {
 		sticky:     p.sticky,
 		unicode:    p.unicode,
 		hasIndices: p.hasIndices, // codemode patch
+		// codemode patch: a lowered pattern's own flags
+		unicodeSets: p.unicodeSets,
+		iLowered:    p.iLowered,
 	}
 	if p.regexpWrapper != nil {
 		ret.regexpWrapper = p.regexpWrapper.clone()

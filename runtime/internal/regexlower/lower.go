@@ -47,8 +47,12 @@ func Needs(pattern, flags string) bool {
 		if j < 0 {
 			return false
 		}
+		bs := 0
+		for k := i + j - 1; k >= 0 && pattern[k] == '\\'; k-- {
+			bs++
+		}
 		i += j + 2
-		if i < len(pattern) {
+		if bs%2 == 0 && i < len(pattern) {
 			switch pattern[i] {
 			case 'i', 'm', 's', '-':
 				return true
