@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"os"
 	"slices"
 	"strings"
 )
@@ -64,6 +65,16 @@ var Test262Dirs = []string{
 	"Date/prototype/toLocaleTimeString",
 }
 
+// Test262DirList is Test262Dirs, or the comma-separated directories of
+// $CODEMODE_TEST262_DIRS (e.g. "RegExp/unicodeSets,RegExp/regexp-modifiers"
+// to count the regexp features regexlower adds).
+func Test262DirList() []string {
+	if d := os.Getenv("CODEMODE_TEST262_DIRS"); d != "" {
+		return strings.Split(d, ",")
+	}
+	return Test262Dirs
+}
+
 // test262Skip are the features neither engine has (from upstream goja's
 // own test262 runner, less those the sandbox adds).
 var test262Skip = []string{
@@ -91,8 +102,9 @@ func (m Test262Meta) Skip() bool {
 	if slices.Contains(m.Flags, "module") || slices.Contains(m.Flags, "raw") {
 		return true
 	}
+	unskip := strings.Split(os.Getenv("CODEMODE_TEST262_FEATURES"), ",") // features to run anyway
 	for _, f := range m.Features {
-		if slices.Contains(test262Skip, f) {
+		if slices.Contains(test262Skip, f) && !slices.Contains(unskip, f) {
 			return true
 		}
 	}
