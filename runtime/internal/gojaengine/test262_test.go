@@ -46,7 +46,7 @@ func TestTest262Wrappers(t *testing.T) {
 	}
 	t.Cleanup(func() { d.Close() })
 	h := &t262{base: base, d: d, harness: map[string]string{}}
-	only := os.Getenv("CODEMODE_TEST262_ONLY") // a substring of the test paths to run
+	only := os.Getenv("CODEMODE_TEST262_ONLY")        // a substring of the test paths to run
 	skipPath := os.Getenv("CODEMODE_TEST262_EXCLUDE") // a substring of the test paths to leave out
 	var regressions []string
 	for _, dir := range enginetest.Test262DirList() {
