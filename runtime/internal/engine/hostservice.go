@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/codemode/codemode/runtime/internal/regexlower"
 	"github.com/codemode/codemode/runtime/internal/webapi"
 )
 
@@ -23,6 +25,9 @@ func HostService(zone, op, arg string) (answer string) {
 			answer = "!Error\n" + op + ": internal error in a host function"
 		}
 	}()
+	if op == "regexLower" {
+		return regexLower(arg)
+	}
 	s, err := webapi.CallIn(zone, op, arg)
 	if err == nil {
 		return "=" + s
@@ -32,6 +37,22 @@ func HostService(zone, op, arg string) (answer string) {
 		return "!" + e.Name + "\n" + e.Message
 	}
 	return "!Error\n" + err.Error()
+}
+
+// regexLower answers es.js's regExpLower: arg is the JSON [pattern,
+// flags], the answer the JSON [pattern, flags] regexlower made of them, or
+// its SyntaxError.
+func regexLower(arg string) string {
+	var pf [2]string
+	if err := json.Unmarshal([]byte(arg), &pf); err != nil {
+		return "!TypeError\nregexLower: bad argument"
+	}
+	p, f, err := regexlower.Lower(pf[0], pf[1])
+	if err != nil {
+		return "!SyntaxError\n" + err.Error()
+	}
+	b, _ := json.Marshal([2]string{p, f})
+	return "=" + string(b)
 }
 
 // webWords are the web globals of the prelude's web.js and intl.js, each

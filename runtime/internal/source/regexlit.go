@@ -1,0 +1,78 @@
+package source
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/codemode/codemode/runtime/internal/jsparse"
+	"github.com/codemode/codemode/runtime/internal/regexlower"
+)
+
+// QuickJS-ng 0.12 refuses the v flag's set operations and regexp
+// modifiers, and its regexp compiler is in the wasm module we cannot
+// rebuild. For QuickJS, a regular expression literal that uses either is
+// replaced by a call of the prelude's __cmRegExp (es.js, feature
+// regExpLower) with the pattern regexlower rewrote, its flags, and the
+// program's own source and flags, which the object then reports. A pattern
+// the rewriting refuses is the program's SyntaxError at the literal.
+
+// regexCandidate is a cheap test for text that may hold such a literal: a
+// modifier group's "(?i", "(?m", "(?s", "(?-", or a slash then flags with v.
+var regexCandidate = regexp.MustCompile(`\(\?[ims-]|/[dgimsuy]*v[dgimsuy]*(?:[^\w$]|$)`)
+
+// RegExpHelper is the prelude's function the rewritten literals call.
+const RegExpHelper = "__cmRegExp"
+
+// lowerRegExpLiterals rewrites s.JS's literals that QuickJS cannot compile.
+// A script goja's parser cannot read (QuickJS-only syntax printed by
+// esbuild) is left as it is: QuickJS reports the literal.
+func lowerRegExpLiterals(s *Script, code string, popts []jsparse.Option) (*Script, error) {
+	if !regexCandidate.MatchString(code) {
+		return s, nil
+	}
+	type lit struct {
+		start, end     int
+		pattern, flags string
+	}
+	var lits []lit
+	seen := map[int]bool{}
+	opts := append(append([]jsparse.Option(nil), popts...), jsparse.WithRegExpLiterals(func(start, end int, pattern, flags string) {
+		if !seen[start] && regexlower.Needs(pattern, flags) {
+			seen[start] = true
+			lits = append(lits, lit{start, end, pattern, flags})
+		}
+	}))
+	if _, err := jsparse.ParseFile(nil, "", s.JS, 0, opts...); err != nil || len(lits) == 0 {
+		return s, nil
+	}
+	var b strings.Builder
+	pos := 0
+	for _, l := range lits {
+		if l.start < pos {
+			continue
+		}
+		lowered, lflags, err := regexlower.Lower(l.pattern, l.flags)
+		if err != nil {
+			line := strings.Count(s.JS[:l.start], "\n") + 1
+			col := l.start - strings.LastIndexByte(s.JS[:l.start], '\n')
+			line, col = s.Position(line, col)
+			return nil, syntaxError(err.Error(), line, col)
+		}
+		b.WriteString(s.JS[pos:l.start])
+		b.WriteString(RegExpHelper + "(")
+		for i, a := range []string{lowered, lflags, l.pattern, l.flags} {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			j, _ := json.Marshal(a)
+			b.Write(j)
+		}
+		b.WriteByte(')')
+		pos = l.end
+	}
+	b.WriteString(s.JS[pos:])
+	out := *s
+	out.JS = b.String()
+	return &out, nil
+}
