@@ -54,7 +54,7 @@ const (
 type options struct {
 	disableSourceMaps bool
 	sourceMapLoader   func(path string) ([]byte, error)
-	maxDepth          int // codemode: see WithMaxDepth
+	maxDepth          int                                         // codemode: see WithMaxDepth
 	regExpLiteral     func(start, end int, pattern, flags string) // codemode: see WithRegExpLiterals
 }
 
