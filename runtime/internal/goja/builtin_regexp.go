@@ -190,19 +190,30 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	// codemode patch: the v flag and pattern modifiers, which neither
 	// backend knows, are rewritten into an equivalent u-flag pattern
 	// without modifiers; the object keeps the program's source and flags
+	compilePat, compileFlags, lowered := patternStr, flags, false
 	if regexlower.Needs(patternStr, flags) {
-		lowered, loweredFlags, lerr := regexlower.Lower(patternStr, flags)
+		l, lf, lerr := regexlower.Lower(patternStr, flags)
 		if lerr != nil {
 			return nil, lerr
 		}
-		if p, err = compileRegexpLowered(lowered, loweredFlags); err != nil {
+		compilePat, compileFlags, lowered = l, lf, true
+	}
+	// codemode patch: a group name repeated in different alternatives
+	// (ES2025) gets a distinct internal name (regexp2 refuses repeats),
+	// which createRegexpGroupsObj and createRegexpGroupsMap read back
+	if strings.Contains(compilePat, "(?<") {
+		if compilePat, err = regexlower.RenameDuplicateGroups(compilePat, flags); err != nil {
 			return nil, err
 		}
+	}
+	if p, err = compileRegexpLowered(compilePat, compileFlags); err != nil {
+		return nil, err
+	}
+	if lowered {
 		p.unicodeSets = strings.IndexByte(flags, 'v') >= 0
 		p.iLowered = strings.IndexByte(flags, 'i') >= 0 && !p.ignoreCase
-		return p, nil
 	}
-	return compileRegexpLowered(patternStr, flags)
+	return p, nil
 }
 
 func compileRegexpLowered(patternStr, flags string) (p *regexpPattern, err error) {

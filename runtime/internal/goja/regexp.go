@@ -10,6 +10,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
 	parser "github.com/codemode/codemode/runtime/internal/jsparse"
+	"github.com/codemode/codemode/runtime/internal/regexlower"
 	"github.com/dlclark/regexp2/v2"
 )
 
@@ -561,7 +562,7 @@ func (r *Runtime) createRegexpGroupsObj(valueArray []Value, groupNames []string)
 	var groups *baseObject
 	for index := 1; index < len(valueArray); index++ {
 		if index < len(groupNames) {
-			name := groupNames[index]
+			name := regexlower.GroupName(groupNames[index]) // codemode patch: a repeated name's internal name
 			if name == "" {
 				continue
 			} else if groups == nil {
@@ -591,7 +592,7 @@ func createRegexpGroupsMap(result regexpResult) (groups map[unistring.String]int
 				if idx < len(result.indexes)-1 {
 					// codemode patch: of groups sharing a name (ES2025, in
 					// different alternatives), the one that matched
-					k := unistring.NewFromString(group)
+					k := unistring.NewFromString(regexlower.GroupName(group))
 					if _, seen := groups[k]; !seen || result.indexes[idx] >= 0 {
 						groups[k] = idx
 					}

@@ -82,6 +82,9 @@ func FuzzLower(f *testing.F) {
 				t.Fatalf("Lower(%q, %q) = %q, lowered again %q", p, fl, lowered, again)
 			}
 		}
+		if _, err := regexlower.RenameDuplicateGroups(lowered, lflags); err != nil && !strings.Contains(err.Error(), "Duplicate capture group name") {
+			t.Fatalf("RenameDuplicateGroups(%q): %v", lowered, err)
+		}
 		_, err = vm.New(ctor, vm.ToValue(lowered), vm.ToValue(lflags))
 		if err != nil && !strings.Contains(err.Error(), "SyntaxError") {
 			t.Fatalf("/%s/%s: %v", lowered, lflags, err)

@@ -48,6 +48,7 @@ func TestGojaMatchesV8(t *testing.T) {
 		t.Fatal(err)
 	}
 	call, _ := goja.AssertFunction(fn)
+	stringify, _ := goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("stringify"))
 	for i, c := range cases {
 		arg, err := vm.RunString("(" + mustJSON(t, []any{c}) + ")")
 		if err != nil {
@@ -58,10 +59,11 @@ func TestGojaMatchesV8(t *testing.T) {
 			t.Errorf("/%s/%s: %v", c.P, c.F, err)
 			continue
 		}
-		got, err := json.Marshal(res.Export())
+		js, err := stringify(goja.Undefined(), res)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := []byte(js.String())
 		got = bytes.TrimSuffix(bytes.TrimPrefix(got, []byte("[")), []byte("]"))
 		if !jsonEqual(t, got, wantList[i]) {
 			t.Errorf("/%s/%s:\ngoja %s\nV8   %s", c.P, c.F, got, wantList[i])
