@@ -40,15 +40,21 @@ func HostService(zone, op, arg string) (answer string) {
 }
 
 // regexLower answers es.js's regExpLower: arg is the JSON [pattern,
-// flags], the answer the JSON [pattern, flags] regexlower made of them, or
-// its SyntaxError.
+// flags], the answer the JSON [pattern, flags] regexlower made of them
+// (lowered, and a repeated group name renamed), or its SyntaxError.
 func regexLower(arg string) string {
 	var pf [2]string
 	if err := json.Unmarshal([]byte(arg), &pf); err != nil {
 		return "!TypeError\nregexLower: bad argument"
 	}
-	p, f, err := regexlower.Lower(pf[0], pf[1])
-	if err != nil {
+	p, f := pf[0], pf[1]
+	var err error
+	if regexlower.Needs(p, f) {
+		if p, f, err = regexlower.Lower(p, f); err != nil {
+			return "!SyntaxError\n" + err.Error()
+		}
+	}
+	if p, err = regexlower.RenameDuplicateGroups(p, f); err != nil {
 		return "!SyntaxError\n" + err.Error()
 	}
 	b, _ := json.Marshal([2]string{p, f})

@@ -9,8 +9,8 @@ import (
 	"github.com/codemode/codemode/runtime/internal/regexlower"
 )
 
-// QuickJS-ng 0.12 refuses the v flag's set operations and regexp
-// modifiers, and its regexp compiler is in the wasm module we cannot
+// QuickJS-ng 0.12 refuses the v flag's set operations, regexp modifiers
+// and duplicate named groups, and its regexp compiler is in the wasm module we cannot
 // rebuild. For QuickJS, a regular expression literal that uses either is
 // replaced by a call of the prelude's __cmRegExp (es.js, feature
 // regExpLower) with the pattern regexlower rewrote, its flags, and the
@@ -18,8 +18,9 @@ import (
 // the rewriting refuses is the program's SyntaxError at the literal.
 
 // regexCandidate is a cheap test for text that may hold such a literal: a
-// modifier group's "(?i", "(?m", "(?s", "(?-", or a slash then flags with v.
-var regexCandidate = regexp.MustCompile(`\(\?[ims-]|/[dgimsuy]*v[dgimsuy]*(?:[^\w$]|$)`)
+// modifier group's "(?i", "(?m", "(?s", "(?-", a slash then flags with v,
+// or two named groups (a name QuickJS-ng 0.12 refuses to see repeated).
+var regexCandidate = regexp.MustCompile(`\(\?[ims-]|/[dgimsuy]*v[dgimsuy]*(?:[^\w$]|$)|\(\?<[^=!][\s\S]*\(\?<[^=!]`)
 
 // RegExpHelper is the prelude's function the rewritten literals call.
 const RegExpHelper = "__cmRegExp"
@@ -38,7 +39,7 @@ func lowerRegExpLiterals(s *Script, code string, popts []jsparse.Option) (*Scrip
 	var lits []lit
 	seen := map[int]bool{}
 	opts := append(append([]jsparse.Option(nil), popts...), jsparse.WithRegExpLiterals(func(start, end int, pattern, flags string) {
-		if !seen[start] && regexlower.Needs(pattern, flags) {
+		if !seen[start] && (regexlower.Needs(pattern, flags) || strings.Count(pattern, "(?<") > 1) {
 			seen[start] = true
 			lits = append(lits, lit{start, end, pattern, flags})
 		}
@@ -52,7 +53,16 @@ func lowerRegExpLiterals(s *Script, code string, popts []jsparse.Option) (*Scrip
 		if l.start < pos {
 			continue
 		}
-		lowered, lflags, err := regexlower.Lower(l.pattern, l.flags)
+		lowered, lflags, err := l.pattern, l.flags, error(nil)
+		if regexlower.Needs(l.pattern, l.flags) {
+			lowered, lflags, err = regexlower.Lower(l.pattern, l.flags)
+		}
+		if err == nil {
+			lowered, err = regexlower.RenameDuplicateGroups(lowered, l.flags)
+		}
+		if err == nil && lowered == l.pattern && lflags == l.flags {
+			continue
+		}
 		if err != nil {
 			line := strings.Count(s.JS[:l.start], "\n") + 1
 			col := l.start - strings.LastIndexByte(s.JS[:l.start], '\n')

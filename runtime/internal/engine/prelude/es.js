@@ -347,8 +347,36 @@ function esMake() {
       own(re, "unicodeSets", flags.indexOf("v") >= 0);
       own(re, "unicode", flags.indexOf("u") >= 0);
       own(re, "ignoreCase", flags.indexOf("i") >= 0);
+      if (p.indexOf("(?<" + DUP) >= 0) defineProperty(re, "exec", { value: dupExec, writable: true, enumerable: false, configurable: true });
       return re;
     }
+    // A repeated group name runs under internal names (regexlower's
+    // RenameDuplicateGroups: DUP + k + "_" + name); the own exec of such
+    // an object, which test, replace, match, matchAll and split call (the
+    // spec's RegExpExec), gives groups and indices.groups the program's
+    // names, each with the capture of the group that participated.
+    var DUP = "cmdup", dupName = new Native("^cmdup[0-9]+_"), nativeExec = Native.prototype.exec;
+    function programGroups(gr) {
+      if (gr === undefined) return gr;
+      var out = { __proto__: null }, ks = keysOf(gr);
+      for (var i = 0; i < ks.length; i++) {
+        var k = ks[i], v = gr[k], m = ReflectApply(nativeExec, dupName, [k]);
+        if (m !== null) k = k.slice(m[0].length);
+        if (!(k in out) || v !== undefined) out[k] = v;
+      }
+      return out;
+    }
+    var dupExec = {
+      exec(s) {
+        var m = ReflectApply(nativeExec, this, [s]);
+        if (m !== null) {
+          m.groups = programGroups(m.groups);
+          if (m.indices !== undefined) m.indices.groups = programGroups(m.indices.groups);
+        }
+        return m;
+      }
+    }.exec;
+    hide(dupExec);
     function isRegExp(v) {
       if (!isObject(v)) return false;
       var m = v[SymMatch];
@@ -365,8 +393,10 @@ function esMake() {
         if (flags === undefined) flags = pattern.flags;
       } else return undefined;
       F = flags === undefined ? "" : flags;
-      if (F.indexOf("v") < 0 && !ReflectApply(modifier.test, modifier, [P])) return undefined;
+      var named = P.indexOf("(?<");
+      if (F.indexOf("v") < 0 && !ReflectApply(modifier.test, modifier, [P]) && (named < 0 || P.indexOf("(?<", named + 3) < 0)) return undefined;
       var l = lower(P, F);
+      if (l[0] === P && l[1] === F) return undefined;
       return make(l[0], l[1], P, F, nt);
     }
     var Wrapped = new ProxyCtor(Native, {
