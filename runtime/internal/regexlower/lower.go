@@ -219,7 +219,8 @@ func (l *lowerer) verbatim(from int) {
 
 func (l *lowerer) raw(c rune) {
 	if c >= 0xD800 && c <= 0xDFFF {
-		fmt.Fprintf(&l.out, `\u%04X`, c)
+		l.out.WriteString(`\u`)
+		l.hex4(c)
 		return
 	}
 	l.out.WriteRune(c)
@@ -231,10 +232,24 @@ func (l *lowerer) char(c rune) {
 	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
 		l.out.WriteRune(c)
 	case l.unicode && c > 0xFFFF:
-		fmt.Fprintf(&l.out, `\u{%X}`, c)
+		l.out.WriteString(`\u{`)
+		l.hex4(c >> 16)
+		l.hex4(c & 0xFFFF)
+		l.out.WriteByte('}')
 	default:
-		fmt.Fprintf(&l.out, `\u%04X`, c)
+		l.out.WriteString(`\u`)
+		l.hex4(c)
 	}
+}
+
+// hex4 writes the low 16 bits of c as four hex digits (the leading zeros
+// of an astral code point's high half are harmless in \u{…}).
+func (l *lowerer) hex4(c rune) {
+	const digits = "0123456789ABCDEF"
+	l.out.WriteByte(digits[c>>12&0xF])
+	l.out.WriteByte(digits[c>>8&0xF])
+	l.out.WriteByte(digits[c>>4&0xF])
+	l.out.WriteByte(digits[c&0xF])
 }
 
 func (l *lowerer) class(s charset, negated bool) {
