@@ -41,7 +41,8 @@ func HostService(zone, op, arg string) (answer string) {
 
 // regexLower answers es.js's regExpLower: arg is the JSON [pattern,
 // flags], the answer the JSON [pattern, flags] regexlower made of them
-// (lowered, and a repeated group name renamed), or its SyntaxError.
+// (lowered, and a repeated group name renamed), its SyntaxError, or
+// "Unsupported" for valid syntax the rewriting cannot express.
 func regexLower(arg string) string {
 	var pf [2]string
 	if err := json.Unmarshal([]byte(arg), &pf); err != nil {
@@ -50,11 +51,16 @@ func regexLower(arg string) string {
 	p, f := pf[0], pf[1]
 	var err error
 	if regexlower.Needs(p, f) {
-		if p, f, err = regexlower.Lower(p, f); err != nil {
-			return "!SyntaxError\n" + err.Error()
-		}
+		p, f, err = regexlower.Lower(p, f)
 	}
-	if p, err = regexlower.RenameDuplicateGroups(p, f); err != nil {
+	if err == nil {
+		p, err = regexlower.RenameDuplicateGroups(p, f)
+	}
+	if err != nil {
+		var le *regexlower.Error
+		if errors.As(err, &le) && le.Unsupported {
+			return "!Unsupported\n" + err.Error()
+		}
 		return "!SyntaxError\n" + err.Error()
 	}
 	b, _ := json.Marshal([2]string{p, f})

@@ -49,3 +49,14 @@ func BenchmarkGojaCompile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNeeds: what a pattern that needs no rewriting pays (goja's
+// compileRegexp asks for every pattern).
+func BenchmarkNeeds(b *testing.B) {
+	p := `^(?:[a-z0-9._%+-]+)@(?<host>[a-z0-9.-]+\.[a-z]{2,})$`
+	for i := 0; i < b.N; i++ {
+		if regexlower.Needs(p, "gi") {
+			b.Fatal("needs")
+		}
+	}
+}

@@ -99,7 +99,7 @@ func RenameDuplicateGroups(pattern, flags string) (string, error) {
 		for a := 0; a < len(list); a++ {
 			for b := a + 1; b < len(list); b++ {
 				if !differentAlternatives(list[a].path, list[b].path) {
-					return "", &Error{fmt.Sprintf("Invalid regular expression: /%s/%s: Duplicate capture group name", pattern, flags)}
+					return "", &Error{Msg: fmt.Sprintf("Invalid regular expression: /%s/%s: Duplicate capture group name", pattern, flags)}
 				}
 			}
 		}

@@ -61,12 +61,20 @@ func Needs(pattern, flags string) bool {
 	}
 }
 
-// Error is a pattern the lowering refuses: an ECMAScript SyntaxError.
-type Error struct{ Msg string }
+// Error is a pattern the lowering refuses: an ECMAScript SyntaxError, or,
+// with Unsupported, valid syntax the rewriting cannot express (an engine
+// that knows it natively may still compile it).
+type Error struct {
+	Msg         string
+	Unsupported bool
+}
 
 func (e *Error) Error() string { return e.Msg }
 
-type bailout struct{ msg string }
+type bailout struct {
+	msg         string
+	unsupported bool
+}
 
 // Lower returns a pattern and flags equivalent to pattern and flags
 // without the v flag (it becomes u) and without modifier groups. The flags
@@ -77,12 +85,12 @@ func Lower(pattern, flags string) (lowered, loweredFlags string, err error) {
 	seen := map[rune]bool{}
 	for _, c := range flags {
 		if !strings.ContainsRune("dgimsuvy", c) || seen[c] {
-			return "", "", &Error{fmt.Sprintf("Invalid flags supplied to RegExp constructor '%s'", flags)}
+			return "", "", &Error{Msg: fmt.Sprintf("Invalid flags supplied to RegExp constructor '%s'", flags)}
 		}
 		seen[c] = true
 	}
 	if seen['u'] && seen['v'] {
-		return "", "", &Error{fmt.Sprintf("Invalid flags supplied to RegExp constructor '%s'", flags)}
+		return "", "", &Error{Msg: fmt.Sprintf("Invalid flags supplied to RegExp constructor '%s'", flags)}
 	}
 	l := newLowerer(pattern, flags, seen)
 	out, err := l.run()
@@ -146,7 +154,12 @@ func newLowerer(pattern, flags string, f map[rune]bool) *lowerer {
 }
 
 func (l *lowerer) fail(msg string) {
-	panic(bailout{fmt.Sprintf("Invalid regular expression: /%s/%s: %s", l.pattern, l.flags, msg)})
+	panic(bailout{msg: fmt.Sprintf("Invalid regular expression: /%s/%s: %s", l.pattern, l.flags, msg)})
+}
+
+// unsupported refuses valid syntax the rewriting cannot express.
+func (l *lowerer) unsupported(msg string) {
+	panic(bailout{msg: fmt.Sprintf("Invalid regular expression: /%s/%s: %s", l.pattern, l.flags, msg), unsupported: true})
 }
 
 func (l *lowerer) run() (out string, err error) {
@@ -156,13 +169,13 @@ func (l *lowerer) run() (out string, err error) {
 			if !ok {
 				panic(r)
 			}
-			err = &Error{b.msg}
+			err = &Error{Msg: b.msg, Unsupported: b.unsupported}
 		}
 	}()
 	l.prescan()
 	l.disjunction(modes{l.flagI, l.baseM, l.baseS}, 0)
 	if l.out.Len() > MaxLoweredLen {
-		l.fail(fmt.Sprintf("the pattern is too large once rewritten for this engine (%d bytes, limit %d)", l.out.Len(), MaxLoweredLen))
+		l.unsupported(fmt.Sprintf("the pattern is too large once rewritten for this engine (%d bytes, limit %d)", l.out.Len(), MaxLoweredLen))
 	}
 	return l.out.String(), nil
 }
@@ -206,7 +219,7 @@ func (l *lowerer) peek(k int) rune {
 
 func (l *lowerer) grow() {
 	if l.out.Len() > MaxLoweredLen {
-		l.fail(fmt.Sprintf("the pattern is too large once rewritten for this engine (limit %d bytes)", MaxLoweredLen))
+		l.unsupported(fmt.Sprintf("the pattern is too large once rewritten for this engine (limit %d bytes)", MaxLoweredLen))
 	}
 }
 
@@ -610,7 +623,7 @@ func (l *lowerer) property(inClass bool) charset {
 	l.pos = end + 1
 	if stringProperties[name] {
 		if l.vmode {
-			l.fail(fmt.Sprintf("the property of strings \\p{%s} is not supported on this engine", name))
+			l.unsupported(fmt.Sprintf("the property of strings \\p{%s} is not supported on this engine", name))
 		}
 		l.fail("Invalid property name")
 	}
@@ -688,7 +701,7 @@ func (l *lowerer) atomEscape(m modes) {
 		}
 		l.pos++
 		if exp {
-			l.fail("a backreference inside a group that turns the i flag on is not supported on this engine")
+			l.unsupported("a backreference inside a group that turns the i flag on is not supported on this engine")
 		}
 		l.verbatim(from)
 	case e >= '1' && e <= '9':
@@ -699,7 +712,7 @@ func (l *lowerer) atomEscape(m modes) {
 		n, _ := strconv.Atoi(string(l.src[start:l.pos]))
 		if l.unicode || n <= l.captures {
 			if exp {
-				l.fail("a backreference inside a group that turns the i flag on is not supported on this engine")
+				l.unsupported("a backreference inside a group that turns the i flag on is not supported on this engine")
 			}
 			l.verbatim(from)
 			return

@@ -2,6 +2,7 @@ package source
 
 import (
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strings"
 
@@ -14,8 +15,11 @@ import (
 // rebuild. For QuickJS, a regular expression literal that uses either is
 // replaced by a call of the prelude's __cmRegExp (es.js, feature
 // regExpLower) with the pattern regexlower rewrote, its flags, and the
-// program's own source and flags, which the object then reports. A pattern
-// the rewriting refuses is the program's SyntaxError at the literal.
+// program's own source and flags, which the object then reports. An
+// invalid pattern is the program's SyntaxError at the literal (QuickJS
+// accepts some, such as [a&&&b]); valid syntax the rewriting cannot
+// express is left to QuickJS, which may know it (the properties of
+// strings, \p{RGI_Emoji}) or reports its own SyntaxError.
 
 // regexCandidate is a cheap test for text that may hold such a literal: a
 // modifier group's "(?i", "(?m", "(?s", "(?-", a slash then flags with v,
@@ -60,7 +64,10 @@ func lowerRegExpLiterals(s *Script, code string, popts []jsparse.Option) (*Scrip
 		if err == nil {
 			lowered, err = regexlower.RenameDuplicateGroups(lowered, l.flags)
 		}
-		if err == nil && lowered == l.pattern && lflags == l.flags {
+		var le *regexlower.Error
+		if errors.As(err, &le) && le.Unsupported || err == nil && lowered == l.pattern && lflags == l.flags {
+			// valid, but beyond the rewriting: QuickJS decides (it has
+			// the properties of strings, \p{RGI_Emoji})
 			continue
 		}
 		if err != nil {
@@ -85,4 +92,16 @@ func lowerRegExpLiterals(s *Script, code string, popts []jsparse.Option) (*Scrip
 	out := *s
 	out.JS = b.String()
 	return &out, nil
+}
+
+// LowerRegExpLiterals is lowerRegExpLiterals for a whole global script
+// (the test262 runner's sandbox side, which evaluates test files as they
+// are): the script with its literals rewritten, or the SyntaxError of an
+// invalid one.
+func LowerRegExpLiterals(js string) (string, error) {
+	s, err := lowerRegExpLiterals(&Script{JS: js}, js, parseOptions(DefaultMaxNestingDepth))
+	if err != nil {
+		return "", err
+	}
+	return s.JS, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/codemode/codemode/runtime/internal/engine"
 	"github.com/codemode/codemode/runtime/internal/enginetest"
 	"github.com/codemode/codemode/runtime/internal/quickjs"
+	"github.com/codemode/codemode/runtime/internal/source"
 )
 
 // TestTest262Wrappers is the gojaengine test of that name on wazero: the
@@ -174,6 +175,11 @@ func runQJS(v *vm, sandbox bool, harness, test string, m enginetest.Test262Meta)
 	i := v.inst
 	var c quickjs.Context
 	if sandbox {
+		// as source.Prepare does for a program: the regexp literals
+		// QuickJS cannot compile, rewritten
+		if lowered, err := source.LowerRegExpLiterals(test); err == nil {
+			test = lowered
+		}
 		if err := v.freeContext(); err != nil {
 			return err
 		}

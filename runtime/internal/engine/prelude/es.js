@@ -336,7 +336,11 @@ function esMake() {
       var r = hostService("regexLower", jsonStringify([p, f]));
       if (typeof r !== "string") throw new TypeErrorCtor("RegExp: not available after the program ended");
       if (r.charCodeAt(0) === 61) return jsonParse(r.slice(1));
-      throw new SyntaxError(r.slice(r.indexOf("\n") + 1));
+      var nl = r.indexOf("\n");
+      // valid but beyond the rewriting: null, and the native constructor
+      // decides (QuickJS has the properties of strings)
+      if (r.slice(1, nl) === "Unsupported") return null;
+      throw new SyntaxError(r.slice(nl + 1));
     }
     function own(re, k, v) { defineProperty(re, k, { value: v, writable: false, enumerable: false, configurable: true }); }
     function make(p, f, src, flags, nt) {
@@ -396,7 +400,7 @@ function esMake() {
       var named = P.indexOf("(?<");
       if (F.indexOf("v") < 0 && !ReflectApply(modifier.test, modifier, [P]) && (named < 0 || P.indexOf("(?<", named + 3) < 0)) return undefined;
       var l = lower(P, F);
-      if (l[0] === P && l[1] === F) return undefined;
+      if (l === null || l[0] === P && l[1] === F) return undefined;
       return make(l[0], l[1], P, F, nt);
     }
     var Wrapped = new ProxyCtor(Native, {
