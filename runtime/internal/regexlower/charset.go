@@ -14,22 +14,6 @@ const maxRune = unicode.MaxRune
 
 func single(c rune) charset { return charset{c, c} }
 
-func (s charset) contains(c rune) bool {
-	lo, hi := 0, len(s)/2
-	for lo < hi {
-		m := (lo + hi) / 2
-		switch {
-		case c < s[2*m]:
-			hi = m
-		case c > s[2*m+1]:
-			lo = m + 1
-		default:
-			return true
-		}
-	}
-	return false
-}
-
 // normalize sorts and merges arbitrary pairs.
 func normalize(r []rune) charset {
 	n := len(r) / 2
