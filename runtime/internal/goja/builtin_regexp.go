@@ -536,6 +536,7 @@ func (r *regexpObject) writeEscapedSource(sb *StringBuilder) bool {
 	}
 	pos := 0
 	lastPos := 0
+	inClass := false // codemode patch: "/" in a class stays, as V8 writes it
 	rd := &lenientUtf16Decoder{utf16Reader: r.source.utf16Reader()}
 L:
 	for {
@@ -550,7 +551,14 @@ L:
 			if err != nil {
 				break L
 			}
+		case '[':
+			inClass = true
+		case ']':
+			inClass = false
 		case '/', '\u000a', '\u000d', '\u2028', '\u2029':
+			if c == '/' && inClass {
+				break
+			}
 			sb.WriteSubstring(r.source, lastPos, pos)
 			sb.WriteRune('\\')
 			switch c {
@@ -558,6 +566,8 @@ L:
 				sb.WriteRune('n')
 			case '\u000d':
 				sb.WriteRune('r')
+			case '/': // codemode patch: V8's \/, not \u002f
+				sb.WriteRune('/')
 			default:
 				sb.WriteRune('u')
 				sb.WriteRune(rune(hex[c>>12]))

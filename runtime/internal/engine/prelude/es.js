@@ -346,7 +346,7 @@ function esMake() {
     function make(p, f, src, flags, nt) {
       var re = ReflectConstruct(Native, [p, f], nt), canon = "";
       for (var i = 0; i < FLAGS.length; i++) if (flags.indexOf(FLAGS[i]) >= 0) canon += FLAGS[i];
-      own(re, "source", src === "" ? "(?:)" : src);
+      own(re, "source", escapeSource(src));
       own(re, "flags", canon);
       own(re, "unicodeSets", flags.indexOf("v") >= 0);
       own(re, "unicode", flags.indexOf("u") >= 0);
@@ -381,6 +381,32 @@ function esMake() {
       }
     }.exec;
     hide(dupExec);
+    // escapeSource is EscapeRegExpPattern as V8 writes it: "/" outside a
+    // class and line terminators escaped, "(?:)" for the empty pattern.
+    function escapeSource(src) {
+      if (src === "") return "(?:)";
+      var out = "", inClass = false;
+      for (var i = 0; i < src.length; i++) {
+        var ch = src.charAt(i);
+        if (ch === "\\" && i + 1 < src.length) {
+          var nx = src.charAt(i + 1);
+          if (nx === "\n") out += "\\n"; else if (nx === "\r") out += "\\r";
+          else if (nx === "\u2028") out += "\\u2028"; else if (nx === "\u2029") out += "\\u2029";
+          else out += ch + nx;
+          i++;
+          continue;
+        }
+        if (ch === "[") inClass = true;
+        else if (ch === "]") inClass = false;
+        if (ch === "/" && !inClass) out += "\\/";
+        else if (ch === "\n") out += "\\n";
+        else if (ch === "\r") out += "\\r";
+        else if (ch === "\u2028") out += "\\u2028";
+        else if (ch === "\u2029") out += "\\u2029";
+        else out += ch;
+      }
+      return out;
+    }
     function isRegExp(v) {
       if (!isObject(v)) return false;
       var m = v[SymMatch];
