@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/codemode/codemode/runtime/internal/regexlower"
 	"github.com/codemode/codemode/runtime/internal/webapi"
 )
 
@@ -23,6 +25,9 @@ func HostService(zone, op, arg string) (answer string) {
 			answer = "!Error\n" + op + ": internal error in a host function"
 		}
 	}()
+	if op == "regexLower" {
+		return regexLower(arg)
+	}
 	s, err := webapi.CallIn(zone, op, arg)
 	if err == nil {
 		return "=" + s
@@ -32,6 +37,34 @@ func HostService(zone, op, arg string) (answer string) {
 		return "!" + e.Name + "\n" + e.Message
 	}
 	return "!Error\n" + err.Error()
+}
+
+// regexLower answers es.js's regExpLower: arg is the JSON [pattern,
+// flags], the answer the JSON [pattern, flags] regexlower made of them
+// (lowered, and a repeated group name renamed), its SyntaxError, or
+// "Unsupported" for valid syntax the rewriting cannot express.
+func regexLower(arg string) string {
+	var pf [2]string
+	if err := json.Unmarshal([]byte(arg), &pf); err != nil {
+		return "!TypeError\nregexLower: bad argument"
+	}
+	p, f := pf[0], pf[1]
+	var err error
+	if regexlower.Needs(p, f) {
+		p, f, err = regexlower.Lower(p, f)
+	}
+	if err == nil {
+		p, err = regexlower.RenameDuplicateGroups(p, f)
+	}
+	if err != nil {
+		var le *regexlower.Error
+		if errors.As(err, &le) && le.Unsupported {
+			return "!Unsupported\n" + err.Error()
+		}
+		return "!SyntaxError\n" + err.Error()
+	}
+	b, _ := json.Marshal([2]string{p, f})
+	return "=" + string(b)
 }
 
 // webWords are the web globals of the prelude's web.js and intl.js, each

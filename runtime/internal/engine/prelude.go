@@ -113,6 +113,7 @@ var polyfillWords = [...]struct{ word, feature string }{
 	{"asyncIterator", "asyncIterator"},
 	{"fromAsync", "fromAsync"},
 	{".escape", "regExpEscape"},
+	{"RegExp", "regExpLower"}, // RegExp, and source's __cmRegExp
 	{"sumPrecise", "sumPrecise"},
 	{"WeakRef", "weakRef"},
 	{"FinalizationRegistry", "weakRef"},

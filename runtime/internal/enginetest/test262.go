@@ -66,10 +66,11 @@ var Test262Dirs = []string{
 }
 
 // Test262DirList is Test262Dirs, or the comma-separated directories of
-// CODEMODE_TEST262_DIRS when set (to run others, e.g. DataView, once).
+// $CODEMODE_TEST262_DIRS (e.g. "RegExp/unicodeSets,RegExp/regexp-modifiers"
+// to count the regexp features regexlower adds).
 func Test262DirList() []string {
-	if s := os.Getenv("CODEMODE_TEST262_DIRS"); s != "" {
-		return strings.Split(s, ",")
+	if d := os.Getenv("CODEMODE_TEST262_DIRS"); d != "" {
+		return strings.Split(d, ",")
 	}
 	return Test262Dirs
 }
@@ -77,7 +78,7 @@ func Test262DirList() []string {
 // test262Skip are the features neither engine has (from upstream goja's
 // own test262 runner, less those the sandbox adds).
 var test262Skip = []string{
-	"async-iteration", "Symbol.asyncIterator",
+	"async-iteration", "Symbol.asyncIterator", "resizable-arraybuffer",
 	"regexp-duplicate-named-groups", "regexp-unicode-property-escapes",
 	"regexp-match-indices", "regexp-modifiers", "legacy-regexp",
 	"tail-call-optimization", "Temporal", "import-assertions", "dynamic-import",
@@ -101,8 +102,9 @@ func (m Test262Meta) Skip() bool {
 	if slices.Contains(m.Flags, "module") || slices.Contains(m.Flags, "raw") {
 		return true
 	}
+	unskip := strings.Split(os.Getenv("CODEMODE_TEST262_FEATURES"), ",") // features to run anyway
 	for _, f := range m.Features {
-		if slices.Contains(test262Skip, f) {
+		if slices.Contains(test262Skip, f) && !slices.Contains(unskip, f) {
 			return true
 		}
 	}

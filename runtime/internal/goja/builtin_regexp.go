@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	parser "github.com/codemode/codemode/runtime/internal/jsparse"
+	"github.com/codemode/codemode/runtime/internal/regexlower"
 )
 
 func (r *Runtime) newRegexpObject(proto *Object) *regexpObject {
@@ -186,6 +187,36 @@ func compileRegexpFromValueString(patternStr String, flags string) (*regexpPatte
 }
 
 func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
+	// codemode patch: the v flag and pattern modifiers, which neither
+	// backend knows, are rewritten into an equivalent u-flag pattern
+	// without modifiers; the object keeps the program's source and flags
+	compilePat, compileFlags, lowered := patternStr, flags, false
+	if regexlower.Needs(patternStr, flags) {
+		l, lf, lerr := regexlower.Lower(patternStr, flags)
+		if lerr != nil {
+			return nil, lerr
+		}
+		compilePat, compileFlags, lowered = l, lf, true
+	}
+	// codemode patch: a group name repeated in different alternatives
+	// (ES2025) gets a distinct internal name (regexp2 refuses repeats),
+	// which createRegexpGroupsObj and createRegexpGroupsMap read back
+	if strings.Contains(compilePat, "(?<") {
+		if compilePat, err = regexlower.RenameDuplicateGroups(compilePat, flags); err != nil {
+			return nil, err
+		}
+	}
+	if p, err = compileRegexpLowered(compilePat, compileFlags); err != nil {
+		return nil, err
+	}
+	if lowered {
+		p.unicodeSets = strings.IndexByte(flags, 'v') >= 0
+		p.iLowered = strings.IndexByte(flags, 'i') >= 0 && !p.ignoreCase
+	}
+	return p, nil
+}
+
+func compileRegexpLowered(patternStr, flags string) (p *regexpPattern, err error) {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
 	var hasIndices bool // codemode patch: the d flag
 	var wrapper *regexpWrapper
@@ -468,7 +499,7 @@ func (r *Runtime) regexpproto_toString(call FunctionCall) Value {
 		if this.pattern.global {
 			sb.WriteRune('g')
 		}
-		if this.pattern.ignoreCase {
+		if this.pattern.ignoreCase || this.pattern.iLowered { // codemode patch
 			sb.WriteRune('i')
 		}
 		if this.pattern.multiline {
@@ -477,8 +508,11 @@ func (r *Runtime) regexpproto_toString(call FunctionCall) Value {
 		if this.pattern.dotAll {
 			sb.WriteRune('s')
 		}
-		if this.pattern.unicode {
+		if this.pattern.unicode && !this.pattern.unicodeSets { // codemode patch
 			sb.WriteRune('u')
+		}
+		if this.pattern.unicodeSets { // codemode patch
+			sb.WriteRune('v')
 		}
 		if this.pattern.sticky {
 			sb.WriteRune('y')
@@ -502,6 +536,7 @@ func (r *regexpObject) writeEscapedSource(sb *StringBuilder) bool {
 	}
 	pos := 0
 	lastPos := 0
+	inClass := false // codemode patch: "/" in a class stays, as V8 writes it
 	rd := &lenientUtf16Decoder{utf16Reader: r.source.utf16Reader()}
 L:
 	for {
@@ -516,7 +551,14 @@ L:
 			if err != nil {
 				break L
 			}
+		case '[':
+			inClass = true
+		case ']':
+			inClass = false
 		case '/', '\u000a', '\u000d', '\u2028', '\u2029':
+			if c == '/' && inClass {
+				break
+			}
 			sb.WriteSubstring(r.source, lastPos, pos)
 			sb.WriteRune('\\')
 			switch c {
@@ -524,6 +566,8 @@ L:
 				sb.WriteRune('n')
 			case '\u000d':
 				sb.WriteRune('r')
+			case '/': // codemode patch: V8's \/, not \u002f
+				sb.WriteRune('/')
 			default:
 				sb.WriteRune('u')
 				sb.WriteRune(rune(hex[c>>12]))
@@ -600,7 +644,7 @@ func (r *Runtime) regexpproto_getDotAll(call FunctionCall) Value {
 
 func (r *Runtime) regexpproto_getIgnoreCase(call FunctionCall) Value {
 	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
-		if this.pattern.ignoreCase {
+		if this.pattern.ignoreCase || this.pattern.iLowered { // codemode patch
 			return valueTrue
 		} else {
 			return valueFalse
@@ -614,7 +658,7 @@ func (r *Runtime) regexpproto_getIgnoreCase(call FunctionCall) Value {
 
 func (r *Runtime) regexpproto_getUnicode(call FunctionCall) Value {
 	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
-		if this.pattern.unicode {
+		if this.pattern.unicode && !this.pattern.unicodeSets { // codemode patch
 			return valueTrue
 		} else {
 			return valueFalse
@@ -638,6 +682,20 @@ func (r *Runtime) regexpproto_getSticky(call FunctionCall) Value {
 	} else {
 		panic(r.NewTypeError("Method RegExp.prototype.sticky getter called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 	}
+}
+
+// regexpproto_getUnicodeSets is RegExp.prototype.unicodeSets (codemode
+// patch: the v flag).
+func (r *Runtime) regexpproto_getUnicodeSets(call FunctionCall) Value {
+	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
+		if this.pattern.unicodeSets {
+			return valueTrue
+		}
+		return valueFalse
+	} else if call.This == r.global.RegExpPrototype {
+		return _undefined
+	}
+	panic(r.NewTypeError("Method RegExp.prototype.unicodeSets getter called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
 // regexpproto_getHasIndices is RegExp.prototype.hasIndices (codemode
@@ -691,15 +749,23 @@ func (r *Runtime) regexpproto_getFlags(call FunctionCall) Value {
 			size++
 		}
 	}
-	if v := thisObj.self.getStr("sticky", nil); v != nil {
-		sticky = v.ToBoolean()
-		if sticky {
-			size++
-		}
-	}
 	if v := thisObj.self.getStr("unicode", nil); v != nil {
 		unicode = v.ToBoolean()
 		if unicode {
+			size++
+		}
+	}
+	// codemode patch: unicodeSets (v), and sticky last, in the spec's order
+	unicodeSets := false
+	if v := thisObj.self.getStr("unicodeSets", nil); v != nil {
+		unicodeSets = v.ToBoolean()
+		if unicodeSets {
+			size++
+		}
+	}
+	if v := thisObj.self.getStr("sticky", nil); v != nil {
+		sticky = v.ToBoolean()
+		if sticky {
 			size++
 		}
 	}
@@ -723,6 +789,9 @@ func (r *Runtime) regexpproto_getFlags(call FunctionCall) Value {
 	}
 	if unicode {
 		sb.WriteByte('u')
+	}
+	if unicodeSets {
+		sb.WriteByte('v')
 	}
 	if sticky {
 		sb.WriteByte('y')
@@ -1421,6 +1490,11 @@ func (r *Runtime) getRegExpPrototype() *Object {
 		o.setOwnStr("sticky", &valueProperty{
 			configurable: true,
 			getterFunc:   r.newNativeFunc(r.regexpproto_getSticky, "get sticky", 0),
+			accessor:     true,
+		}, false)
+		o.setOwnStr("unicodeSets", &valueProperty{ // codemode patch: the v flag
+			configurable: true,
+			getterFunc:   r.newNativeFunc(r.regexpproto_getUnicodeSets, "get unicodeSets", 0),
 			accessor:     true,
 		}, false)
 		o.setOwnStr("hasIndices", &valueProperty{ // codemode patch: the d flag

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codemode/codemode/runtime/internal/goja/unistring"
 	parser "github.com/codemode/codemode/runtime/internal/jsparse"
+	"github.com/codemode/codemode/runtime/internal/regexlower"
 	"github.com/dlclark/regexp2/v2"
 )
 
@@ -65,6 +66,10 @@ type regexpPattern struct {
 
 	global, ignoreCase, multiline, dotAll, sticky, unicode bool
 	hasIndices                                             bool // codemode patch: the d flag
+	// codemode patch: a pattern regexlower rewrote. unicodeSets: the
+	// program's flags have v (compiled as u); iLowered: they have i,
+	// spelled out in the lowered pattern (compiled without it).
+	unicodeSets, iLowered bool
 
 	regexpWrapper  *regexpWrapper
 	regexp2Wrapper *regexp2Wrapper
@@ -209,6 +214,9 @@ func (p *regexpPattern) clone() *regexpPattern {
 		sticky:     p.sticky,
 		unicode:    p.unicode,
 		hasIndices: p.hasIndices, // codemode patch
+		// codemode patch: a lowered pattern's own flags
+		unicodeSets: p.unicodeSets,
+		iLowered:    p.iLowered,
 	}
 	if p.regexpWrapper != nil {
 		ret.regexpWrapper = p.regexpWrapper.clone()
@@ -554,7 +562,7 @@ func (r *Runtime) createRegexpGroupsObj(valueArray []Value, groupNames []string)
 	var groups *baseObject
 	for index := 1; index < len(valueArray); index++ {
 		if index < len(groupNames) {
-			name := groupNames[index]
+			name := regexlower.GroupName(groupNames[index]) // codemode patch: a repeated name's internal name
 			if name == "" {
 				continue
 			} else if groups == nil {
@@ -584,7 +592,7 @@ func createRegexpGroupsMap(result regexpResult) (groups map[unistring.String]int
 				if idx < len(result.indexes)-1 {
 					// codemode patch: of groups sharing a name (ES2025, in
 					// different alternatives), the one that matched
-					k := unistring.NewFromString(group)
+					k := unistring.NewFromString(regexlower.GroupName(group))
 					if _, seen := groups[k]; !seen || result.indexes[idx] >= 0 {
 						groups[k] = idx
 					}

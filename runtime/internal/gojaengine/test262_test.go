@@ -46,13 +46,14 @@ func TestTest262Wrappers(t *testing.T) {
 	}
 	t.Cleanup(func() { d.Close() })
 	h := &t262{base: base, d: d, harness: map[string]string{}}
-	only := os.Getenv("CODEMODE_TEST262_ONLY") // a substring of the test paths to run
+	only := os.Getenv("CODEMODE_TEST262_ONLY")        // a substring of the test paths to run
+	skipPath := os.Getenv("CODEMODE_TEST262_EXCLUDE") // a substring of the test paths to leave out
 	var regressions []string
 	for _, dir := range enginetest.Test262DirList() {
 		var files []string
 		root := filepath.Join(base, "test", "built-ins", dir)
 		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".js") && !strings.Contains(p, "_FIXTURE") && strings.Contains(p, only) {
+			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".js") && !strings.Contains(p, "_FIXTURE") && strings.Contains(p, only) && (skipPath == "" || !strings.Contains(p, skipPath)) {
 				files = append(files, p)
 			}
 			return nil

@@ -248,6 +248,9 @@ func (self *_parser) parseRegExpLiteral() *ast.RegExpLiteral {
 	}
 
 	literal := self.str[offset:endOffset]
+	if self.opts.regExpLiteral != nil && err == "" { // codemode
+		self.opts.regExpLiteral(offset, offset+len(pattern)+2+len(flags), pattern, flags)
+	}
 
 	return &ast.RegExpLiteral{
 		Idx:     idx,

@@ -54,7 +54,16 @@ const (
 type options struct {
 	disableSourceMaps bool
 	sourceMapLoader   func(path string) ([]byte, error)
-	maxDepth          int // codemode: see WithMaxDepth
+	maxDepth          int                                         // codemode: see WithMaxDepth
+	regExpLiteral     func(start, end int, pattern, flags string) // codemode: see WithRegExpLiterals
+}
+
+// WithRegExpLiterals (codemode) calls f with each regular expression
+// literal the parser reads: its byte offsets in the source (the opening
+// slash, just after the flags), its pattern and its flags. A literal re-read
+// while the parser backtracks is reported again.
+func WithRegExpLiterals(f func(start, end int, pattern, flags string)) Option {
+	return func(opts *options) { opts.regExpLiteral = f }
 }
 
 // Option represents one of the options for the parser to use in the Parse methods. Currently supported are:

@@ -555,8 +555,11 @@ func (self *_RegExp_parser) scanEscape(inClass bool) {
 			'{',
 		})
 		self.passString(valueOffset, self.chrOffset)
-		if length != 0 {
-			self.writeByte('}')
+		self.writeByte('}')
+		if length == 0 {
+			// codemode patch: the escape's own closing brace, which the
+			// main loop would now read as a lone quantifier brace
+			self.read()
 		}
 	} else if length == 2 {
 		self.passString(offset-1, valueOffset+2)

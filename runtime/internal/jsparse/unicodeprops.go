@@ -406,3 +406,23 @@ func TranslateUnicodePropertiesRegexp2(pattern string) string {
 	b.WriteString(pattern[last:])
 	return b.String()
 }
+
+// PropertyRanges resolves the text between the braces of \p{…} to its code
+// points as inclusive pairs (lo, hi), ascending; ok is false for a name V8
+// does not know. The slice may be shared: the caller must not modify it.
+func PropertyRanges(name string) (ranges []rune, ok bool) {
+	p, ok := lookupUnicodeProperty(name)
+	if !ok {
+		return nil, false
+	}
+	if p.ranges != nil {
+		return p.ranges, true
+	}
+	if t, ok := unicode.Categories[p.goName]; ok {
+		return tableRanges(t), true
+	}
+	if t, ok := unicode.Scripts[p.goName]; ok {
+		return tableRanges(t), true
+	}
+	return nil, false
+}

@@ -254,9 +254,15 @@ func Prepare(code string, opts Options) (*Script, error) {
 	if s, ok := cache.Get(key); ok {
 		return s, nil
 	}
-	s, err := prepare(code, opts.Persistent, opts.Evaluator, parseOptions(opts.MaxNestingDepth))
+	popts := parseOptions(opts.MaxNestingDepth)
+	s, err := prepare(code, opts.Persistent, opts.Evaluator, popts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Evaluator == EvaluatorQuickJS {
+		if s, err = lowerRegExpLiterals(s, code, popts); err != nil {
+			return nil, err
+		}
 	}
 	cache.Add(key, s)
 	return s, nil

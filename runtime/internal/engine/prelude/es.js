@@ -165,6 +165,7 @@ function esMake() {
       if (!isCallable(Math.sumPrecise)) out.push("sumPrecise");
       if (!isCallable(Uint8Array.fromBase64) || !isCallable(Uint8Array.prototype.toHex)) out.push("base64");
       if (!isCallable(RegExp.escape) || RegExp.escape("\u00e9") !== "\u00e9") out.push("regExpEscape");
+      try { new RegExp("[a--b]", "v"); new RegExp("(?i:a)"); } catch (e) { out.push("regExpLower"); }
       return out.join(",");
     },
     // An installer runs only where polyfill("?") found the feature
@@ -362,8 +363,140 @@ function esMake() {
           return out;
         }
       }.escape);
-    }
+    },
+    regExpLower: installRegExpLower
   };
+
+  // The v flag's set operations and regexp modifiers, which QuickJS-ng
+  // 0.12 refuses: Go's regexlower rewrites such a pattern into one QuickJS
+  // runs (hostService "regexLower"), and the object gets own, non-writable,
+  // non-enumerable source, flags, unicodeSets, unicode and ignoreCase: the
+  // program's. Literals are rewritten by source.lowerRegExpLiterals into
+  // calls of __cmRegExp; new RegExp(p, f), RegExp(p, f) and the species
+  // constructions of split and matchAll go through a Proxy of RegExp.
+  function installRegExpLower() {
+    var Native = RegExp;
+    if (typeof g.__cmRegExp === "function") return;
+    var modifier = new Native("\\(\\?[ims-]"), FLAGS = "dgimsuvy", SymMatch = Symbol.match;
+    function lower(p, f) {
+      var r = hostService("regexLower", jsonStringify([p, f]));
+      if (typeof r !== "string") throw new TypeErrorCtor("RegExp: not available after the program ended");
+      if (r.charCodeAt(0) === 61) return jsonParse(r.slice(1));
+      var nl = r.indexOf("\n");
+      // valid but beyond the rewriting: null, and the native constructor
+      // decides (QuickJS has the properties of strings)
+      if (r.slice(1, nl) === "Unsupported") return null;
+      throw new SyntaxError(r.slice(nl + 1));
+    }
+    function own(re, k, v) { defineProperty(re, k, { value: v, writable: false, enumerable: false, configurable: true }); }
+    function make(p, f, src, flags, nt) {
+      var re = ReflectConstruct(Native, [p, f], nt), canon = "";
+      for (var i = 0; i < FLAGS.length; i++) if (flags.indexOf(FLAGS[i]) >= 0) canon += FLAGS[i];
+      own(re, "source", escapeSource(src));
+      own(re, "flags", canon);
+      own(re, "unicodeSets", flags.indexOf("v") >= 0);
+      own(re, "unicode", flags.indexOf("u") >= 0);
+      own(re, "ignoreCase", flags.indexOf("i") >= 0);
+      if (p.indexOf("(?<" + DUP) >= 0) defineProperty(re, "exec", { value: dupExec, writable: true, enumerable: false, configurable: true });
+      return re;
+    }
+    // A repeated group name runs under internal names (regexlower's
+    // RenameDuplicateGroups: DUP + k + "_" + name); the own exec of such
+    // an object, which test, replace, match, matchAll and split call (the
+    // spec's RegExpExec), gives groups and indices.groups the program's
+    // names, each with the capture of the group that participated.
+    var DUP = "cmdup", dupName = new Native("^cmdup[0-9]+_"), nativeExec = Native.prototype.exec;
+    function programGroups(gr) {
+      if (gr === undefined) return gr;
+      var out = { __proto__: null }, ks = keysOf(gr);
+      for (var i = 0; i < ks.length; i++) {
+        var k = ks[i], v = gr[k], m = ReflectApply(nativeExec, dupName, [k]);
+        if (m !== null) k = k.slice(m[0].length);
+        if (!(k in out) || v !== undefined) out[k] = v;
+      }
+      return out;
+    }
+    var dupExec = {
+      exec(s) {
+        var m = ReflectApply(nativeExec, this, [s]);
+        if (m !== null) {
+          m.groups = programGroups(m.groups);
+          if (m.indices !== undefined) m.indices.groups = programGroups(m.indices.groups);
+        }
+        return m;
+      }
+    }.exec;
+    hide(dupExec);
+    // escapeSource is EscapeRegExpPattern as V8 writes it: "/" outside a
+    // class and line terminators escaped, "(?:)" for the empty pattern.
+    function escapeSource(src) {
+      if (src === "") return "(?:)";
+      var out = "", inClass = false;
+      for (var i = 0; i < src.length; i++) {
+        var ch = src.charAt(i);
+        if (ch === "\\" && i + 1 < src.length) {
+          var nx = src.charAt(i + 1);
+          if (nx === "\n") out += "\\n"; else if (nx === "\r") out += "\\r";
+          else if (nx === "\u2028") out += "\\u2028"; else if (nx === "\u2029") out += "\\u2029";
+          else out += ch + nx;
+          i++;
+          continue;
+        }
+        if (ch === "[") inClass = true;
+        else if (ch === "]") inClass = false;
+        if (ch === "/" && !inClass) out += "\\/";
+        else if (ch === "\n") out += "\\n";
+        else if (ch === "\r") out += "\\r";
+        else if (ch === "\u2028") out += "\\u2028";
+        else if (ch === "\u2029") out += "\\u2029";
+        else out += ch;
+      }
+      return out;
+    }
+    function isRegExp(v) {
+      if (!isObject(v)) return false;
+      var m = v[SymMatch];
+      return m !== undefined ? !!m : tag(v) === "[object RegExp]";
+    }
+    // lowered answers a construction: undefined when the engine runs it
+    // as it is (the native constructor then does every step itself).
+    function lowered(args, nt) {
+      var pattern = args[0], flags = args[1], P, F;
+      if (flags !== undefined && typeof flags !== "string") return undefined;
+      if (typeof pattern === "string") P = pattern;
+      else if (isRegExp(pattern) && tag(pattern) === "[object RegExp]") {
+        P = pattern.source;
+        if (flags === undefined) flags = pattern.flags;
+      } else return undefined;
+      F = flags === undefined ? "" : flags;
+      var named = P.indexOf("(?<");
+      if (F.indexOf("v") < 0 && !ReflectApply(modifier.test, modifier, [P]) && (named < 0 || P.indexOf("(?<", named + 3) < 0)) return undefined;
+      var l = lower(P, F);
+      if (l === null || l[0] === P && l[1] === F) return undefined;
+      return make(l[0], l[1], P, F, nt);
+    }
+    var Wrapped = new ProxyCtor(Native, {
+      __proto__: null,
+      construct: function (t, args, nt) {
+        var re = lowered(args, nt);
+        return re !== undefined ? re : ReflectConstruct(t, args, nt);
+      },
+      apply: function (t, self, args) {
+        var p = args[0];
+        if (args[1] === undefined && isRegExp(p) && p.constructor === Wrapped) return p;
+        var re = lowered(args, Native);
+        return re !== undefined ? re : ReflectApply(t, self, args);
+      }
+    });
+    var helper = {
+      __cmRegExp(p, f, src, flags) { return make(p, f, src, flags, Native); }
+    }.__cmRegExp;
+    hide(helper);
+    hide(Wrapped);
+    defineProperty(g, "__cmRegExp", { value: helper, writable: false, enumerable: false, configurable: false });
+    defineProperty(g, "RegExp", { value: Wrapped, writable: true, enumerable: false, configurable: true });
+    try { defineProperty(Native.prototype, "constructor", { value: Wrapped, writable: true, enumerable: false, configurable: true }); } catch (e) {}
+  }
 
   // Uint8Array to and from base64 and hex (ES2026), from the spec's
   // FromBase64 and FromHex.
