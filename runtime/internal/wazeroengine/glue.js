@@ -288,6 +288,23 @@ if (typeof abTransfer === "function" && typeof abTransferFixed === "function") {
   install(abProto, { transferToFixedLength() { return transferChecked(abTransferFixed, "transferToFixedLength", this, arguments); } }.transferToFixedLength);
 }
 
+// QuickJS-ng 0.12.1 reports a detached resizable buffer's maxByteLength as
+// its old maximum; the spec's getter answers 0 once the buffer is detached
+// (after the receiver check, which the built-in's call keeps).
+(function () {
+  var d = getOwn(abProto, "maxByteLength"), det = getOwn(abProto, "detached");
+  if (!d || typeof d.get !== "function" || !det || typeof det.get !== "function") return;
+  var maxGet = d.get, detGet = det.get;
+  var fixed = getOwn({
+    get maxByteLength() {
+      var m = ReflectApply(maxGet, this, []);
+      return ReflectApply(detGet, this, []) ? 0 : m;
+    }
+  }, "maxByteLength").get;
+  hide(fixed);
+  defineProperty(abProto, "maxByteLength", { get: fixed, set: undefined, enumerable: false, configurable: true });
+})();
+
 // QuickJS-ng calls Error.prepareStackTrace(error, callSites) as V8 does,
 // and a call site's getFunction() and getThis() would hand a program the
 // functions and objects of the frames below it: the prelude's own (the
