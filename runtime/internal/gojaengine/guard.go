@@ -614,10 +614,11 @@ func (w *watched) confirm() {
 	g.mu.Lock()
 	w.baseline = min(w.baseline, h.objects)
 	w.confirming = false
+	w.clean, w.cleanLive, w.cleanAllocs = true, h.live, h.allocs
+	over := liveOver(h, w) // baseline is check's too: under g.mu
 	g.mu.Unlock()
-	w.markClean(h)
 	w.gcObjects = h.objects
-	if liveOver(h, w) && g.kill(w, h) {
+	if over && g.kill(w, h) {
 		g.afterKill(w)
 	}
 }
