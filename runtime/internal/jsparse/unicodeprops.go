@@ -12,7 +12,7 @@ package jsparse
 
 import (
 	"fmt"
-	"sort"
+	"github.com/codemode/codemode/runtime/internal/runeset"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,7 +96,7 @@ func scriptExtensionsProperty(v string) (unicodeProperty, bool) {
 	} else {
 		base = tableRanges(unicode.Scripts[s])
 	}
-	r := subtractRanges(unionRanges(base, add), del)
+	r := []rune(runeset.Subtract(runeset.Union(base, add), del))
 	scxCache.Store(s, r)
 	return unicodeProperty{key: "scx=" + s, ranges: r}, true
 }
@@ -166,53 +166,6 @@ func tableRanges(t *unicode.RangeTable) []rune {
 	return r
 }
 
-func normalizeRanges(r []rune) []rune {
-	type pair struct{ lo, hi rune }
-	ps := make([]pair, 0, len(r)/2)
-	for i := 0; i+1 < len(r); i += 2 {
-		ps = append(ps, pair{r[i], r[i+1]})
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].lo < ps[j].lo })
-	out := make([]rune, 0, len(r))
-	for _, p := range ps {
-		if n := len(out); n > 0 && out[n-1]+1 >= p.lo {
-			if p.hi > out[n-1] {
-				out[n-1] = p.hi
-			}
-			continue
-		}
-		out = append(out, p.lo, p.hi)
-	}
-	return out
-}
-
-func unionRanges(a, b []rune) []rune {
-	return normalizeRanges(append(append([]rune(nil), a...), b...))
-}
-
-func complementRanges(r []rune) []rune {
-	var out []rune
-	next := rune(0)
-	for i := 0; i+1 < len(r); i += 2 {
-		if r[i] > next {
-			out = append(out, next, r[i]-1)
-		}
-		next = r[i+1] + 1
-	}
-	if next <= unicode.MaxRune {
-		out = append(out, next, unicode.MaxRune)
-	}
-	return out
-}
-
-func subtractRanges(a, b []rune) []rune {
-	if len(b) == 0 {
-		return a
-	}
-	// a − b = a ∩ ¬b = ¬(¬a ∪ b)
-	return complementRanges(unionRanges(complementRanges(a), b))
-}
-
 // Dialects of the class text a property escape becomes.
 const (
 	dialectRE2     = iota // Go's regexp: \x{…}, no surrogates
@@ -246,10 +199,10 @@ func propertyEscape(p unicodeProperty, negate, inClass bool, dialect int) string
 	}
 	r := p.ranges
 	if negate && inClass {
-		r = complementRanges(r)
+		r = runeset.Complement(r, unicode.MaxRune)
 	}
 	if dialect == dialectRE2 {
-		r = subtractRanges(r, []rune{0xd800, 0xdfff})
+		r = runeset.Subtract(r, []rune{0xd800, 0xdfff})
 	}
 	var b strings.Builder
 	if !inClass {

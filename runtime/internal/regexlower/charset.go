@@ -1,6 +1,7 @@
 package regexlower
 
 import (
+	"github.com/codemode/codemode/runtime/internal/runeset"
 	"slices"
 	"sync"
 	"unicode"
@@ -8,84 +9,11 @@ import (
 
 // charset is a set of code points (or, without the u and v flags, UTF-16
 // code units) as inclusive pairs (lo, hi), ascending and disjoint.
-type charset []rune
+type charset = runeset.Set
 
 const maxRune = unicode.MaxRune
 
 func single(c rune) charset { return charset{c, c} }
-
-// normalize sorts and merges arbitrary pairs.
-func normalize(r []rune) charset {
-	n := len(r) / 2
-	if n == 0 {
-		return nil
-	}
-	type pair struct{ lo, hi rune }
-	ps := make([]pair, n)
-	for i := range ps {
-		ps[i] = pair{r[2*i], r[2*i+1]}
-	}
-	slices.SortFunc(ps, func(a, b pair) int { return int(a.lo - b.lo) })
-	out := make(charset, 0, len(r))
-	for _, p := range ps {
-		if k := len(out); k > 0 && out[k-1]+1 >= p.lo {
-			if p.hi > out[k-1] {
-				out[k-1] = p.hi
-			}
-			continue
-		}
-		out = append(out, p.lo, p.hi)
-	}
-	return out
-}
-
-func union(a, b charset) charset {
-	if len(a) == 0 {
-		return b
-	}
-	if len(b) == 0 {
-		return a
-	}
-	r := make([]rune, 0, len(a)+len(b))
-	r = append(r, a...)
-	r = append(r, b...)
-	return normalize(r)
-}
-
-// complement is the complement within [0, max].
-func complement(a charset, max rune) charset {
-	var out charset
-	next := rune(0)
-	for i := 0; i < len(a); i += 2 {
-		if a[i] > next {
-			out = append(out, next, a[i]-1)
-		}
-		next = a[i+1] + 1
-	}
-	if next <= max {
-		out = append(out, next, max)
-	}
-	return out
-}
-
-func intersect(a, b charset) charset {
-	var out charset
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		lo, hi := max(a[i], b[j]), min(a[i+1], b[j+1])
-		if lo <= hi {
-			out = append(out, lo, hi)
-		}
-		if a[i+1] < b[j+1] {
-			i += 2
-		} else {
-			j += 2
-		}
-	}
-	return out
-}
-
-func subtract(a, b charset) charset { return intersect(a, complement(b, maxRune)) }
 
 // folding is one of the two case-insensitive equivalences of ECMA-262:
 // Unicode simple case folding (u and v flags) or the toUpperCase rule on
@@ -205,7 +133,7 @@ func (f *folding) closure(s charset) charset {
 	if len(extra) == 0 {
 		return s
 	}
-	return union(s, normalize(extra))
+	return runeset.Union(s, runeset.Normalize(extra))
 }
 
 // fold maps each member of s to its class's representative (the v flag's
@@ -221,7 +149,7 @@ func (f *folding) fold(s charset) charset {
 		r := f.rep[c]
 		add = append(add, r, r)
 	}
-	return union(subtract(s, normalize(rm)), normalize(add))
+	return runeset.Union(runeset.Subtract(s, runeset.Normalize(rm)), runeset.Normalize(add))
 }
 
 // nonCanonical is the chars that are not their class's representative.
@@ -232,5 +160,5 @@ func (f *folding) nonCanonical() charset {
 			r = append(r, c, c)
 		}
 	}
-	return normalize(r)
+	return runeset.Normalize(r)
 }

@@ -30,6 +30,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode/codemode/runtime/internal/jsparse"
+	"github.com/codemode/codemode/runtime/internal/runeset"
 )
 
 // MaxLoweredLen bounds the lowered pattern, in bytes.
@@ -302,7 +303,7 @@ func (l *lowerer) expanding(m modes) bool { return m.i && !l.baseI }
 func (l *lowerer) literal(c rune, m modes, from int) {
 	if l.expanding(m) {
 		if o := l.folding().orbit(c); len(o) > 1 {
-			l.class(normalize(pairs(o)), false)
+			l.class(runeset.Normalize(pairs(o)), false)
 			return
 		}
 	}
@@ -691,7 +692,7 @@ func (l *lowerer) atomEscape(m modes) {
 			l.class(s, false)
 		case exp:
 			if e == 'P' {
-				s = complement(s, maxRune)
+				s = runeset.Complement(s, maxRune)
 			}
 			l.class(l.folding().closure(s), false)
 		default:
@@ -803,7 +804,7 @@ func (l *lowerer) classAtom(m modes) {
 		l.verbatim(from)
 		return
 	}
-	s := l.folding().closure(normalize(set))
+	s := l.folding().closure(runeset.Normalize(set))
 	if len(s) == 0 {
 		if negated {
 			l.out.WriteString("[^]")
@@ -831,13 +832,13 @@ func (l *lowerer) classItem(icaseWord bool) (c rune, set charset, isSet bool) {
 	case strings.ContainsRune("dDsSwW", e):
 		s, neg := l.escapeSet(e, icaseWord)
 		if neg {
-			s = complement(s, l.maxChar())
+			s = runeset.Complement(s, l.maxChar())
 		}
 		return 0, s, true
 	case (e == 'p' || e == 'P') && l.unicode:
 		s := l.property(true)
 		if e == 'P' {
-			s = complement(s, maxRune)
+			s = runeset.Complement(s, maxRune)
 		}
 		return 0, s, true
 	case e == 'b':
@@ -872,7 +873,7 @@ type vset struct {
 }
 
 func (a vset) union(b vset) vset {
-	out := vset{cs: union(a.cs, b.cs), strs: slices.Clone(a.strs)}
+	out := vset{cs: runeset.Union(a.cs, b.cs), strs: slices.Clone(a.strs)}
 	for _, s := range b.strs {
 		if !slices.Contains(out.strs, s) {
 			out.strs = append(out.strs, s)
@@ -882,7 +883,7 @@ func (a vset) union(b vset) vset {
 }
 
 func (a vset) intersect(b vset) vset {
-	out := vset{cs: intersect(a.cs, b.cs)}
+	out := vset{cs: runeset.Intersect(a.cs, b.cs)}
 	for _, s := range a.strs {
 		if slices.Contains(b.strs, s) {
 			out.strs = append(out.strs, s)
@@ -892,7 +893,7 @@ func (a vset) intersect(b vset) vset {
 }
 
 func (a vset) subtract(b vset) vset {
-	out := vset{cs: subtract(a.cs, b.cs)}
+	out := vset{cs: runeset.Subtract(a.cs, b.cs)}
 	for _, s := range a.strs {
 		if !slices.Contains(b.strs, s) {
 			out.strs = append(out.strs, s)
@@ -904,9 +905,9 @@ func (a vset) subtract(b vset) vset {
 // vcomplement is the v flag's CharacterComplement: under i, only the
 // canonical characters.
 func (l *lowerer) vcomplement(s charset, icase bool) charset {
-	c := complement(s, maxRune)
+	c := runeset.Complement(s, maxRune)
 	if icase {
-		c = subtract(c, l.folding().nonCanonical())
+		c = runeset.Subtract(c, l.folding().nonCanonical())
 	}
 	return c
 }
@@ -1079,7 +1080,7 @@ func (l *lowerer) vterm(icase bool) (v vset, isRange bool) {
 			case '}':
 				l.pos++
 				flush()
-				v.cs = normalize(single)
+				v.cs = runeset.Normalize(single)
 				return v, false
 			case '|':
 				l.pos++
