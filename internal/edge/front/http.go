@@ -45,6 +45,10 @@ type HTTPOptions struct {
 	Routes map[string]http.Handler
 }
 
+// preferJSONResponse is StreamableHTTPOptions.PreferJSONResponse; a
+// variable for the benchmarks' A/B (BenchmarkHTTPTrivial).
+var preferJSONResponse = true
+
 // HTTPHandler serves streamable HTTP at /mcp; every path, /mcp or not, is
 // behind the fence. While the server drains (Drain), a request that would
 // open a session is refused with 503.
@@ -58,6 +62,15 @@ func (s *Server) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		// The fence below has already decided on Host and Origin, with the
 		// configured trusted hosts; the SDK's check knows none of them.
 		DisableLocalhostProtection: true,
+		// A call's reply is one JSON body unless something else for the
+		// call (progress with the console's lines, an elicitation) is sent
+		// before it, which turns the reply into an event stream: most
+		// calls send nothing else, and a JSON body is one write with a
+		// Content-Length where an event stream is an event, a flush and a
+		// chunked terminator, with event parsing in the client
+		// (internal/gosdk/PATCHES.md, docs/benchmarks.md "Streamable HTTP
+		// per-call throughput").
+		PreferJSONResponse: preferJSONResponse,
 		// A request body may be as large as a stdio frame, so that a
 		// program or arguments over their own limits get the tool error
 		// that teaches (PROGRAM_TOO_LARGE, ARGUMENTS_TOO_LARGE) over HTTP

@@ -106,7 +106,14 @@ func BenchmarkStdioTrivialOwn(b *testing.B) {
 // streamable-HTTP front on a loopback listener, from sessions clients
 // at once, each with its own session: what `codemode bench --via http
 // --concurrency N` measures, in one process for a profile.
+//
+// With CODEMODE_BENCH_SSE=1 replies are event streams, as before
+// PreferJSONResponse (for an A/B of it).
 func BenchmarkHTTPTrivial(b *testing.B) {
+	if os.Getenv("CODEMODE_BENCH_SSE") == "1" {
+		preferJSONResponse = false
+		b.Cleanup(func() { preferJSONResponse = true })
+	}
 	for _, mode := range []runtime.Mode{runtime.ModePerCall, runtime.ModePersistent} {
 		for _, sessions := range []int{1, 2, 8} {
 			b.Run(fmt.Sprintf("%s/sessions=%d", mode, sessions), func(b *testing.B) { benchHTTP(b, mode, sessions) })

@@ -153,6 +153,21 @@ type StreamableHTTPOptions struct {
 	// [§2.1.5]: https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#sending-messages-to-the-server
 	JSONResponse bool
 
+	// PreferJSONResponse answers a POST carrying one request with
+	// application/json when the response is the first message for it, and
+	// switches to text/event-stream, on the same response, when a
+	// notification or request related to it comes first (progress,
+	// logging, elicitation), so those still reach the client in band. The
+	// content type is chosen when the first message is written, before any
+	// header is sent. A single JSON body costs less than an event stream at
+	// both ends: one write and a Content-Length instead of an event, a
+	// flush and a chunked terminator, and no event parsing in the client.
+	// Ignored with JSONResponse or an EventStore (whose streams are
+	// resumable, so they stay SSE).
+	//
+	// (codemode patch: not in go-sdk v1.8.0; see PATCHES.md.)
+	PreferJSONResponse bool
+
 	// Logger specifies the logger to use.
 	// If nil, do not log.
 	Logger *slog.Logger
@@ -427,6 +442,7 @@ func (h *StreamableHTTPHandler) serveStateless(w http.ResponseWriter, req *http.
 		Stateless:                   true,
 		EventStore:                  h.opts.EventStore,
 		jsonResponse:                h.opts.JSONResponse,
+		preferJSON:                  h.opts.PreferJSONResponse,
 		logger:                      h.opts.Logger,
 		shouldPropagateCancellation: info.usesNewProtocol && (info.isSubscriptionsListen || h.opts.PropagateRequestCancellation),
 	}
@@ -657,6 +673,7 @@ func (h *StreamableHTTPHandler) serveStatefulPOST(w http.ResponseWriter, req *ht
 		Stateless:    false,
 		EventStore:   h.opts.EventStore,
 		jsonResponse: h.opts.JSONResponse,
+		preferJSON:   h.opts.PreferJSONResponse,
 		logger:       h.opts.Logger,
 	}
 
@@ -822,6 +839,10 @@ type StreamableServerTransport struct {
 	// to write their own streamable HTTP handler.
 	jsonResponse bool
 
+	// preferJSON is [StreamableHTTPOptions.PreferJSONResponse] (codemode
+	// patch).
+	preferJSON bool
+
 	// optional logger provided through the [StreamableHTTPOptions.Logger].
 	//
 	// TODO(rfindley): logger should be exported, since we want to allow users
@@ -846,6 +867,7 @@ func (t *StreamableServerTransport) Connect(ctx context.Context) (Connection, er
 		stateless:                   t.Stateless,
 		eventStore:                  t.EventStore,
 		jsonResponse:                t.jsonResponse,
+		preferJSON:                  t.preferJSON,
 		logger:                      ensureLogger(t.logger), // see #556: must be non-nil
 		shouldPropagateCancellation: t.shouldPropagateCancellation,
 		incoming:                    make(chan jsonrpc.Message, 10),
@@ -879,6 +901,7 @@ type streamableServerConn struct {
 	sessionID    string
 	stateless    bool
 	jsonResponse bool
+	preferJSON   bool // codemode patch: see [StreamableHTTPOptions.PreferJSONResponse]
 	eventStore   EventStore
 
 	// shouldPropagateCancellation is true when the underlying HTTP request's
@@ -967,6 +990,13 @@ type stream struct {
 	// batch. Batch responses must remain arrays even when they contain one item.
 	isBatch bool
 
+	// deferred reports that the stream's content type is not chosen yet
+	// (codemode patch, [StreamableHTTPOptions.PreferJSONResponse]): the first
+	// message written chooses it, application/json if it is the response
+	// that ends the stream, text/event-stream otherwise. Until then no
+	// header is sent.
+	deferred bool
+
 	// w is the HTTP response writer for this stream. A non-nil w indicates
 	// that the stream is claimed by an HTTP request (the hanging POST or GET);
 	// it is set to nil when the request completes.
@@ -1012,6 +1042,7 @@ func (s *stream) close(reconnectAfter time.Duration) {
 	if s.done == nil {
 		return // stream not connected or already closed
 	}
+	s.commitSSELocked()
 	if s.protocolVersion >= protocolVersion20251125 && reconnectAfter > 0 {
 		reconnectStr := strconv.FormatInt(reconnectAfter.Milliseconds(), 10)
 		if _, err := writeEvent(s.w, Event{
@@ -1030,8 +1061,24 @@ func (s *stream) close(reconnectAfter time.Duration) {
 func (s *stream) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A deferred stream released without a message (the request was
+	// cancelled, the session closed) answers as an SSE stream would have:
+	// an empty text/event-stream.
+	s.commitSSELocked()
 	s.w = nil
 	s.done = nil // may already be nil, if the stream is done or closed
+}
+
+// commitSSELocked chooses text/event-stream for a stream whose content type
+// is still deferred (codemode patch): the headers an SSE stream sets in
+// servePOST. s.mu must be held and s.w must be the request's writer.
+func (s *stream) commitSSELocked() {
+	if !s.deferred || s.w == nil {
+		return
+	}
+	s.deferred = false
+	s.w.Header().Set("Content-Type", "text/event-stream")
+	s.w.Header().Set("Connection", "keep-alive")
 }
 
 // extractErrorStatus reports the HTTP status to send when the given
@@ -1099,6 +1146,7 @@ func (s *stream) deliverLocked(data []byte, eventID string, responseTo jsonrpc.I
 	// JSON-RPC response with the spec-mandated HTTP status, bypassing any
 	// SSE framing.
 	if overrideStatus != 0 {
+		s.deferred = false
 		s.w.Header().Set("Content-Type", "application/json")
 		s.w.WriteHeader(overrideStatus)
 		if _, err := s.w.Write(data); err != nil {
@@ -1112,6 +1160,22 @@ func (s *stream) deliverLocked(data []byte, eventID string, responseTo jsonrpc.I
 	// implies s.w != nil), but may have been cancelled by the client/http layer:
 	// there's a brief race between request cancellation and releasing the
 	// stream.
+	if s.deferred {
+		// codemode patch: the first message chooses the content type. The
+		// response that ends the stream, first: one JSON body, written whole
+		// (net/http sends it with its Content-Length when the handler
+		// returns). Anything else first: an event stream, as without the
+		// option.
+		if done {
+			s.deferred = false
+			s.w.Header().Set("Content-Type", "application/json")
+			if _, err := s.w.Write(data); err != nil {
+				return done, err
+			}
+			return done, nil
+		}
+		s.commitSSELocked()
+	}
 	if s.pendingJSONMessages != nil {
 		s.pendingJSONMessages = append(s.pendingJSONMessages, data)
 		if done {
@@ -1681,13 +1745,19 @@ func (c *streamableServerConn) servePOST(w http.ResponseWriter, req *http.Reques
 	// Force SSE mode (bypassing JSONResponse) so the buffered application/json
 	// path doesn't deadlock waiting for a completion that won't come.
 	useSSE := !c.jsonResponse || isSubscriptionsListen
+	// codemode patch ([StreamableHTTPOptions.PreferJSONResponse]): one call,
+	// not a batch, no event store: the first message written chooses the
+	// content type.
+	stream.deferred = useSSE && c.preferJSON && !isSubscriptionsListen && !isBatch && len(incoming) == 1 && c.eventStore == nil
 
 	// Set response headers. Accept was checked in [StreamableHTTPHandler].
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
-	if useSSE {
+	// A deferred stream's Content-Type is set by its first message
+	// (deliverLocked), or as SSE by close or release.
+	if useSSE && !stream.deferred {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Connection", "keep-alive")
-	} else {
+	} else if !useSSE {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	if c.sessionID != "" && isInitialize {
