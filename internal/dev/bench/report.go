@@ -84,6 +84,11 @@ type Row struct {
 	// divided by the runs (Linux /proc; 10 ms ticks, so long loops only).
 	// Unlike latency it barely depends on what else the machine runs.
 	ServerCPU time.Duration `json:"server_cpu_per_run_ns,omitempty"`
+	// ClientCPU is, for a server in another process (via mcp or http),
+	// the CPU time of the bench's own process during the timed loop (the
+	// MCP client driving the server), divided by the runs: with
+	// ServerCPU, what one run costs the machine.
+	ClientCPU time.Duration `json:"client_cpu_per_run_ns,omitempty"`
 	// Error is why the row failed: a run failed or gave a wrong answer.
 	Error string `json:"error,omitempty"`
 }

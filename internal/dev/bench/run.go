@@ -379,8 +379,13 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 	procs, _ := t.(interface{ processes() []*exec.Cmd })
 	var cpu0 time.Duration
 	cpuOK := false
+	var self0 time.Duration
+	selfOK := false
 	if procs != nil {
 		cpu0, cpuOK = processCPU(procs.processes())
+	}
+	if !inProcess {
+		self0, selfOK = cpuTime()
 	}
 	t0 := time.Now()
 	deadline := t0.Add(opts.RowTime)
@@ -413,7 +418,11 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 	}
 	wg.Wait()
 	wall := time.Since(t0)
-	var cpu time.Duration
+	var cpu, self time.Duration
+	if selfOK {
+		self1, ok := cpuTime()
+		self, selfOK = self1-self0, ok
+	}
 	if cpuOK {
 		if cpu1, ok := processCPU(procs.processes()); ok {
 			cpu = cpu1 - cpu0
@@ -443,6 +452,9 @@ func runRow(ctx context.Context, opts Options, engine, mode string, w *Workload,
 	if cpuOK && n > 0 {
 		// Over the runs made, which a time cap makes fewer than asked.
 		row.ServerCPU = cpu / time.Duration(n)
+	}
+	if selfOK && n > 0 {
+		row.ClientCPU = self / time.Duration(n)
 	}
 	if inProcess {
 		row.AllocsPerRun = int64(ms1.Mallocs-ms0.Mallocs) / int64(n)

@@ -24,10 +24,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 	cells := [][]string{{"engine", "mode", "workload", "n", "median", "p95", "p99", "runs/s", "allocs/run", "bytes/run", "heap/env", "rss/env", "setup"}}
 	cpu := false
 	for _, row := range r.Rows {
-		cpu = cpu || row.ServerCPU > 0
+		cpu = cpu || row.ServerCPU > 0 || row.ClientCPU > 0
 	}
 	if cpu {
-		cells[0] = append(cells[0], "cpu/run")
+		cells[0] = append(cells[0], "cpu/run", "client cpu/run")
 	}
 	var failures []string
 	capped := false
@@ -49,7 +49,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			dash(row.HeapPerEnv, FormatBytes), dash(row.RSSPerEnv, FormatBytes), dashDuration(row.Setup),
 		}
 		if cpu {
-			line = append(line, dashDuration(row.ServerCPU))
+			line = append(line, dashDuration(row.ServerCPU), dashDuration(row.ClientCPU))
 		}
 		cells = append(cells, line)
 	}
