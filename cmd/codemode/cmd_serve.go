@@ -180,7 +180,7 @@ func serveHTTP(ctx context.Context, env *cliEnv, srv *front.Server, ln net.Liste
 	}
 	fmt.Fprintf(env.stderr, "codemode: serving MCP at http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(front.RawListener(ln)) }()
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
