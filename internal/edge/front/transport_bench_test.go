@@ -137,6 +137,7 @@ func benchHTTP(b *testing.B, mode runtime.Mode, sessions int) {
 			}
 			b.Cleanup(srv.Close)
 			hs := httptest.NewUnstartedServer(nil)
+			hs.Listener = RawListener(hs.Listener) // as serve --listen
 			h, err := srv.HTTPHandler(HTTPOptions{Fence: httpfence.Config{Listen: hs.Listener.Addr().String()}})
 			if err != nil {
 				b.Fatal(err)
