@@ -403,9 +403,18 @@ func TestBigModernSyntax(t *testing.T) {
 				if out.Err == nil || out.Err.Code != errs.CodeSyntaxError || out.Err.Info["line"] != badLine {
 					t.Fatalf("syntax error: got %v (%v), want SYNTAX_ERROR at line %d", out.Err, out.Err.Info, badLine)
 				}
+				if !strings.Contains(out.Err.Message, "not transpiled") {
+					t.Errorf("syntax error: %q does not say the program was too big to transpile", out.Err.Message)
+				}
+				ts := "const n: number = 1\n" + pad + "return n"
+				out = rt.Run(context.Background(), runtime.Request{Code: ts})
+				if out.Err == nil || out.Err.Code != errs.CodeSyntaxError || !strings.Contains(out.Err.Message, "TypeScript types are not stripped") {
+					t.Fatalf("TypeScript: got %s, %v; want SYNTAX_ERROR naming the limit", out.Value, out.Err)
+				}
+				t.Logf("TypeScript: %v", out.Err)
 				out = rt.Run(context.Background(), runtime.Request{Code: escape + "\nreturn typeof escaped"})
-				if out.Err == nil || out.Err.Code != errs.CodeSyntaxError {
-					t.Fatalf("escape: got %s, %v; want SYNTAX_ERROR", out.Value, out.Err)
+				if out.Err == nil || out.Err.Code != errs.CodeSyntaxError || !strings.Contains(out.Err.Message, "unbalanced braces") {
+					t.Fatalf("escape: got %s, %v; want SYNTAX_ERROR saying the braces are unbalanced", out.Value, out.Err)
 				}
 				t.Logf("escape: %v", out.Err)
 				if out = rt.Run(context.Background(), runtime.Request{Code: "return typeof escaped"}); string(out.Value) != `"undefined"` {

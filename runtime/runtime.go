@@ -440,6 +440,11 @@ func (rt *Runtime) runIn(ctx context.Context, env engine.Env, req Request, limit
 	}
 	out.Logs, out.LogsTruncated, out.Calls = rec.results()
 	out.Value, out.Err = res.Value, res.Err
+	if script.Native && out.Err != nil && out.Err.Code == errs.CodeSyntaxError {
+		c := *out.Err
+		c.Message = source.NativeHint(c.Message, len(req.Code))
+		out.Err = &c
+	}
 	if out.Err == nil && len(out.Value) > limits.MaxResultBytes {
 		out.Value = nil
 		out.Err = errs.Errorf(errs.CodeResultTooLarge, "the return value is %d bytes, over the %d-byte limit: return less (filter or summarise), or console.log parts of it", len(res.Value), limits.MaxResultBytes)

@@ -128,6 +128,10 @@ type Script struct {
 	Declared []string
 	// TypeScript is true when the program needed esbuild to strip types.
 	TypeScript bool
+	// Native is true for a program no parser of ours read (over the
+	// transpiler's limits, handed to QuickJS's own parser): a syntax error
+	// the engine reports is completed with NativeHint.
+	Native bool
 
 	sourceMap *sourcemap.Consumer // non-nil for TypeScript: JS → wrapped user source
 }
@@ -325,7 +329,19 @@ func prepare(code string, persistent bool, ev Evaluator, popts []jsparse.Option)
 // block (`} {`) is accepted, and still runs inside the function.
 func nativeScript(code string) *Script {
 	l := nativeLabel(code)
-	return &Script{JS: "(async function(){" + l + ":{{\n" + code + "\n}break " + l + "}})()", LineOffset: 1}
+	return &Script{JS: "(async function(){" + l + ":{{\n" + code + "\n}break " + l + "}})()", LineOffset: 1, Native: true}
+}
+
+// NativeHint completes the message of a syntax error in a Native script
+// (see nativeScript): QuickJS's message alone does not say that the program
+// was too big to be transpiled, so a TypeScript annotation reads as an
+// "unexpected token", and a `}` that closes more than the program opened
+// reaches the wrapper's label ("label not found").
+func NativeHint(msg string, codeBytes int) string {
+	if strings.Contains(msg, "label not found") {
+		return "SyntaxError: unbalanced braces: a '}' closes a block the program did not open (a code_run program is the body of an async function; it cannot close it)"
+	}
+	return msg + fmt.Sprintf(" (this program has %d bytes: programs over %d bytes are not transpiled, so TypeScript types are not stripped there; remove the type annotations, or split the program into smaller code_run calls)", codeBytes, MaxTypeScriptBytes)
 }
 
 // nativeLabel returns a label the program never names: absent from its
