@@ -6,8 +6,12 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"syscall"
+	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // rawFile is a non-blocking descriptor the netpoller watches, read and
@@ -28,9 +32,16 @@ import (
 // stop-the-world waits for it to return: on a non-blocking descriptor
 // that is microseconds, so CONTRACT §8's stall (a stop-the-world waiting
 // for a blocking read of stdin) cannot occur.
+//
+// A reader may also wait for input by polling: see [Spin].
 type rawFile struct {
 	*os.File
-	rc syscall.RawConn
+	rc   syscall.RawConn
+	spin time.Duration // set by Spin before the file is used
+
+	// misses counts consecutive spins that timed out; skip, replies to
+	// let go by without spinning (spinUntilReadable).
+	misses, skip int
 }
 
 // rawFileOf wraps f, which must be non-blocking and polled; if f offers
@@ -120,3 +131,62 @@ func pollErr(err error) error {
 // CloseUnblocksRead implements ReadCloseUnblocker: closing a polled file
 // wakes a read waiting in the netpoller.
 func (f *rawFile) CloseUnblocksRead() bool { return true }
+
+func (f *rawFile) setSpin(d time.Duration) { f.spin = d }
+
+// spinUntilReadable polls f with ppoll(2) and a zero timeout, yielding to
+// every other runnable goroutine and thread between two polls, until f is
+// readable (or at end of file, or in error) or f.spin has passed. It keeps
+// the process's thread running while a client reads a reply and writes
+// its next request; when the request comes, the goroutine reading f is
+// parked in the netpoller, and the scheduler, which polls the netpoller
+// before it sleeps, runs it without a wake-up.
+//
+// Spinning pays only when the request comes within the window. When it
+// does not (a loaded machine, a slow client, a person), f stops spinning
+// for the next 1, 2, 4 … 64 replies after each consecutive miss, and one
+// hit resets that; so a busy machine, where spinning would take CPU from
+// the very processes it waits for, sees a spin only every 64 replies.
+// Only the goroutine that writes the reply to the last call in flight
+// calls it, one at a time.
+func (f *rawFile) spinUntilReadable() {
+	if f.spin <= 0 {
+		return
+	}
+	if f.skip > 0 {
+		f.skip--
+		return
+	}
+	var start time.Time
+	for {
+		ready := true
+		if err := f.rc.Control(func(fd uintptr) { ready = pollReadable(fd) }); err != nil || ready {
+			f.misses = 0
+			return
+		}
+		if start.IsZero() {
+			start = time.Now()
+		} else if time.Since(start) >= f.spin {
+			f.skip = 1<<min(f.misses, 6) - 1
+			f.misses++
+			return
+		}
+		runtime.Gosched()
+		// Let the kernel run another thread on this CPU, should one be
+		// waiting (the client itself, on a loaded machine): a no-op on an
+		// idle one.
+		syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+	}
+}
+
+// pollReadable reports whether a read of fd would not wait: it has input,
+// its writer is gone, or it is in error.
+func pollReadable(fd uintptr) bool {
+	pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	var ts unix.Timespec // zero: do not wait
+	n, _, errno := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if errno != 0 {
+		return errno != syscall.EINTR
+	}
+	return n > 0
+}
