@@ -3,10 +3,13 @@
 package stdiox
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"runtime"
+	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -142,11 +145,12 @@ func (f *rawFile) setSpin(d time.Duration) { f.spin = d }
 // parked in the netpoller, and the scheduler, which polls the netpoller
 // before it sleeps, runs it without a wake-up.
 //
-// Spinning pays only when the request comes within the window. When it
-// does not (a loaded machine, a slow client, a person), f stops spinning
-// for the next 1, 2, 4 … 64 replies after each consecutive miss, and one
-// hit resets that; so a busy machine, where spinning would take CPU from
-// the very processes it waits for, sees a spin only every 64 replies.
+// Spinning pays only when the request comes within the window, on a
+// machine with a core to spare. When the window runs out (a slow client,
+// a person) or a yield gives the CPU away for long (a loaded machine,
+// where spinning would take the core from the very processes it waits
+// for), f stops spinning for the next 1, 2, 4 … 64 replies after each
+// consecutive miss, and one hit resets that.
 // Only the goroutine that writes the reply to the last call in flight
 // calls it, one at a time.
 func (f *rawFile) spinUntilReadable() {
@@ -157,27 +161,75 @@ func (f *rawFile) spinUntilReadable() {
 		f.skip--
 		return
 	}
-	var start time.Time
+	if !spareCore() {
+		return
+	}
+	var start, last time.Time
 	for {
 		ready := true
 		if err := f.rc.Control(func(fd uintptr) { ready = pollReadable(fd) }); err != nil || ready {
 			f.misses = 0
 			return
 		}
-		if start.IsZero() {
-			start = time.Now()
-		} else if time.Since(start) >= f.spin {
+		now := time.Now()
+		switch {
+		case start.IsZero():
+			start = now
+		case now.Sub(start) >= f.spin, now.Sub(last) >= contended:
+			// The window ran out, or the yield below gave the CPU to
+			// another thread for a while: the machine is busy, and
+			// spinning would take the core from whoever we wait for.
 			f.skip = 1<<min(f.misses, 6) - 1
 			f.misses++
 			return
 		}
+		last = now
 		runtime.Gosched()
 		// Let the kernel run another thread on this CPU, should one be
-		// waiting (the client itself, on a loaded machine): a no-op on an
-		// idle one.
+		// waiting: a no-op on an idle machine.
 		syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 	}
 }
+
+// spareCore reports whether the machine had a core to spare lately: its
+// one-minute load average below the number of CPUs less a half, read from
+// /proc/loadavg at most every 250 ms. A spin on a machine without one
+// takes the core from the client it waits for, and a thread that yields
+// loses the priority the kernel gives a thread it wakes: at load averages
+// of 8–15 on 2 cores, spinning made the median of a `return 1 + 1` over
+// stdio 20–60 µs slower (docs/benchmarks.md, "The stdio path, round 3").
+func spareCore() bool {
+	if assumeSpareCore {
+		return true
+	}
+	now := time.Now().UnixNano()
+	if now-loadCheckedAt.Load() < int64(250*time.Millisecond) {
+		return loadSpare.Load()
+	}
+	loadCheckedAt.Store(now)
+	spare := false
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if i := bytes.IndexByte(b, ' '); i > 0 {
+			if l, err := strconv.ParseFloat(string(b[:i]), 64); err == nil {
+				spare = l < float64(runtime.NumCPU())-0.5
+			}
+		}
+	}
+	loadSpare.Store(spare)
+	return spare
+}
+
+var (
+	loadCheckedAt atomic.Int64
+	loadSpare     atomic.Bool
+
+	assumeSpareCore bool // tests: spin whatever the load
+)
+
+// contended is the time between two polls of spinUntilReadable past which
+// its yield is taken to have given the CPU away (two polls with nothing to
+// yield to are a few microseconds apart).
+const contended = 20 * time.Microsecond
 
 // pollReadable reports whether a read of fd would not wait: it has input,
 // its writer is gone, or it is in error.
