@@ -4,31 +4,24 @@
 //
 //	n := tokens.Count(description) // o200k_base tokens
 //
-// The encoding is OpenAI's o200k_base (GPT-4o and later), byte-pair encoded
-// by github.com/tiktoken-go/tokenizer, whose vocabulary is compiled into the
-// binary: nothing is downloaded, ever. Other model families tokenize
-// differently (Anthropic's tokenizer is not public); for English and JSON
-// the counts of current BPE vocabularies agree within a few percent, which
-// is what a budget needs (RATIONALE.md, "Why is the catalog budget counted
-// in tokens?").
+// The encoding is OpenAI's o200k_base (GPT-4o and later), byte-pair
+// encoded as github.com/tiktoken-go/tokenizer does it, with its vocabulary
+// compiled into the binary: nothing is downloaded, ever. Other model
+// families tokenize differently (Anthropic's tokenizer is not public); for
+// English and JSON the counts of current BPE vocabularies agree within a
+// few percent, which is what a budget needs (RATIONALE.md, "Why is the
+// catalog budget counted in tokens?").
 //
-// The vocabulary is built on first use (tens of milliseconds, about 10 MB
-// of heap), not at program start. Count is safe for concurrent use.
+// The vocabulary is kept where the garbage collector never looks (see
+// vocab.go): the library's own is a map of 200,000 strings in a package
+// variable, which every GC cycle of a long-running server marked again.
+// Count is safe for concurrent use.
 package tokens
 
-import (
-	"sync"
-
-	"github.com/tiktoken-go/tokenizer/codec"
-)
+//go:generate go run gen_vocab.go
 
 // Encoding names the encoding [Count] uses.
 const Encoding = "o200k_base"
-
-var (
-	once sync.Once
-	enc  *codec.Codec
-)
 
 // Count returns the number of tokens of s. Invalid UTF-8 is counted as the
 // encoder sees its bytes; Count never fails.
@@ -36,10 +29,9 @@ func Count(s string) int {
 	if s == "" {
 		return 0
 	}
-	once.Do(func() { enc = codec.NewO200kBase() })
-	n, err := enc.Count(s)
+	n, err := count(s)
 	if err != nil {
-		// Only the strict error mode fails, and it is not set: count
+		// Only a regexp timeout fails, and none is set: count
 		// something proportional rather than nothing.
 		return (len(s) + 3) / 4
 	}

@@ -304,6 +304,7 @@ func (s *Server) ServeStdio(ctx context.Context, stdin, stdout *os.File) error {
 		return err
 	}
 	s.log.Debug("front: stdio", slog.Bool("netpoller", polled))
+	stdiox.Spin(r, stdiox.SpinFromEnv())
 	s.stdio.Store(true)
 	// The session must outlive ctx: when ctx ends, Drain closes it after
 	// the calls it is running have answered.

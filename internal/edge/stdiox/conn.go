@@ -72,6 +72,9 @@ func (t *IOTransport) Connect(context.Context) (mcp.Connection, error) {
 		c.incoming = make(chan readResult)
 		go c.readLoop()
 	}
+	if s, ok := t.Reader.(readSpinner); ok {
+		c.spin = s
+	}
 	return c, nil
 }
 
@@ -109,6 +112,13 @@ type conn struct {
 	wmu  sync.Mutex
 	wbuf []byte
 
+	// spin, if not nil, polls the reader after the reply to the last
+	// request in flight (see [Spin]); inflight counts the calls read
+	// and not yet answered.
+	spin     readSpinner
+	inflight atomic.Int64
+	spinning atomic.Bool // one spin at a time
+
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -124,6 +134,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if len(c.queue) > 0 {
 		m := c.queue[0]
 		c.queue = c.queue[1:]
+		c.count(m)
 		return m, nil
 	}
 	if c.closed.Load() {
@@ -150,7 +161,18 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, err
 	}
 	c.queue = msgs[1:]
+	c.count(msgs[0])
 	return msgs[0], nil
+}
+
+// count counts a call read, when the connection spins after replies.
+func (c *conn) count(m jsonrpc.Message) {
+	if c.spin == nil {
+		return
+	}
+	if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+		c.inflight.Add(1)
+	}
 }
 
 func (c *conn) readFrame() ([]jsonrpc.Message, error) {
@@ -180,8 +202,21 @@ func (c *conn) readLoop() {
 	}
 }
 
-// Write writes msg as one frame with one call of the writer.
+// Write writes msg as one frame with one call of the writer. When msg
+// answers the last call in flight and the connection spins, Write then
+// polls the reader for the client's next request (see [Spin]).
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.write(ctx, msg)
+	if c.spin != nil {
+		if _, ok := msg.(*jsonrpc.Response); ok && c.inflight.Add(-1) <= 0 && err == nil && !c.closed.Load() && c.spinning.CompareAndSwap(false, true) {
+			c.spin.spinUntilReadable()
+			c.spinning.Store(false)
+		}
+	}
+	return err
+}
+
+func (c *conn) write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -3,8 +3,12 @@
 package stdiox_test
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"syscall"
@@ -12,6 +16,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/internal/edge/stdiox"
+	"github.com/codemode/codemode/internal/gosdk/jsonrpc"
 )
 
 // rawPipes returns Pipes over two fresh pipes: r reads what the test
@@ -114,4 +119,62 @@ func TestRawPipeWriteToGoneReader(t *testing.T) {
 	if _, err := w.Write([]byte("x\n")); !errors.Is(err, syscall.EPIPE) {
 		t.Errorf("write with no reader: %v, want EPIPE", err)
 	}
+}
+
+// A connection over Pipes with Spin polls stdin after the reply to its
+// last call in flight, and stops at once when the next request comes or
+// the client goes: with a window of a minute, a Write that waited it out
+// would fail the test.
+func TestSpinEndsWhenInputComes(t *testing.T) {
+	r, w, in, out := rawPipes(t)
+	stdiox.Spin(r, time.Minute)
+	c, err := stdiox.Transport(r, w).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	replies := bufio.NewReader(out)
+	for i := range 3 {
+		fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		m, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A notification does not end a call: no spin after it.
+		if err := c.Write(ctx, &jsonrpc.Request{Method: "notifications/message"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := replies.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		written := make(chan error, 1)
+		go func() {
+			written <- c.Write(ctx, &jsonrpc.Response{ID: m.(*jsonrpc.Request).ID, Result: json.RawMessage(`{}`)})
+		}()
+		if _, err := replies.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			in.Close() // the client goes: end of file ends the spin too
+		} else {
+			fmt.Fprintf(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		}
+		select {
+		case err := <-written:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: the reply's Write still spins", i)
+		}
+		if i < 2 {
+			if m, err := c.Read(ctx); err != nil || m.(*jsonrpc.Request).Method != "notifications/initialized" {
+				t.Fatalf("read %v, %v", m, err)
+			}
+		}
+	}
+	if _, err := c.Read(ctx); err != io.EOF {
+		t.Fatalf("read at the end: %v, want EOF", err)
+	}
+	c.Close()
 }

@@ -25,6 +25,8 @@ type templatedObject struct {
 	tmpl *objectTemplate
 
 	protoMaterialised bool
+
+	keysVersion uint32 // codemode patch: see keys_version.go
 }
 
 type templatedFuncObject struct {
@@ -142,6 +144,7 @@ func (o *templatedObject) materialisePropNames() {
 }
 
 func (o *templatedObject) setOwnStr(p unistring.String, v Value, throw bool) bool {
+	o.keysVersion++                // codemode patch
 	existing := o.getOwnPropStr(p) // materialise property (in case it's an accessor)
 	if existing == nil {
 		o.materialiseProto()
@@ -157,6 +160,7 @@ func (o *templatedObject) setOwnSym(name *Symbol, val Value, throw bool) bool {
 }
 
 func (o *templatedObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
+	o.keysVersion++ // codemode patch
 	ownProp := o.getOwnPropStr(name)
 	if ownProp == nil {
 		o.materialiseProto()
@@ -228,6 +232,7 @@ func (o *templatedObject) hasOwnPropertySym(s *Symbol) bool {
 }
 
 func (o *templatedObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+	o.keysVersion++ // codemode patch
 	existingVal := o.getOwnPropStr(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
 		o.values.set(name, v)
@@ -247,6 +252,7 @@ func (o *templatedObject) defineOwnPropertySym(s *Symbol, descr PropertyDescript
 }
 
 func (o *templatedObject) deleteStr(name unistring.String, throw bool) bool {
+	o.keysVersion++ // codemode patch
 	if val := o.getOwnPropStr(name); val != nil {
 		if !o.checkDelete(name, val, throw) {
 			return false
