@@ -1,7 +1,6 @@
 package codemode
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -177,23 +176,6 @@ func renderOutcome(out runtime.Outcome, resetNote string) *tools.Result {
 	} else if len(logs) == 0 {
 		b.WriteString("undefined")
 	}
-	return &tools.Result{Content: []tools.Content{tools.Text{Text: strings.TrimRight(b.String(), "\n")}}, Value: structured(out.Value, logs, resetNote)}
-}
-
-// structured is code_run's structured content, {value, logs, reset}. The
-// usual result, a value without logs or a note, is written directly: what
-// json.Marshal would write, when the value (compact JSON from the engine)
-// holds nothing it escapes.
-func structured(value json.RawMessage, logs []runtime.Log, resetNote string) json.RawMessage {
-	if len(logs) == 0 && resetNote == "" && !bytes.ContainsAny(value, "<>&\u2028\u2029") {
-		if value == nil {
-			return json.RawMessage(`{"logs":[]}`)
-		}
-		sc := make([]byte, 0, len(value)+len(`{"value":,"logs":[]}`))
-		sc = append(sc, `{"value":`...)
-		sc = append(sc, value...)
-		return append(sc, `,"logs":[]}`...)
-	}
-	sc, _ := json.Marshal(runOutput{Value: value, Logs: logs, Reset: resetNote})
-	return sc
+	sc, _ := json.Marshal(runOutput{Value: out.Value, Logs: logs, Reset: resetNote})
+	return &tools.Result{Content: []tools.Content{tools.Text{Text: strings.TrimRight(b.String(), "\n")}}, Value: sc}
 }
