@@ -99,7 +99,16 @@ type Run struct {
 	hard             *time.Timer
 	inCall           atomic.Pointer[string] // the tool called inline right now
 	running          atomic.Int32           // calls inside Job.Call right now
+
+	// On a worker (env.Run): the result, and the channel it is handed
+	// back on once the worker is idle again.
+	res   Result
+	resCh chan Result
 }
+
+// work and then make the run a worker's task (Workers).
+func (r *Run) work() { r.res = r.run() }
+func (r *Run) then() { r.resCh <- r.res }
 
 func newRun(en *env, ctx context.Context, job *Job, onWorker bool) *Run {
 	maxIn := job.MaxConcurrentCalls
