@@ -8,13 +8,18 @@ import (
 	"strings"
 
 	"github.com/codemode/codemode/ptc"
+	"github.com/codemode/codemode/runtime"
 	"github.com/codemode/codemode/tools"
 	"github.com/codemode/codemode/tools/errs"
 )
 
 func (p *Plugin) tools() []tools.Tool {
 	return []tools.Tool{
-		{Name: ToolCodeRun, Description: "", InputSchema: codeRunSchema, OutputSchema: codeRunOutputSchema, Handler: p.codeRun},
+		{Name: ToolCodeRun, Description: "", InputSchema: codeRunSchema, OutputSchema: codeRunOutputSchema, Handler: p.codeRun,
+			// Per-call runs end with their context (the program's clock, then the
+			// engine's grace); a persistent owner's run may first wait, without
+			// its context, for the owner's run ahead of it.
+			BoundsItself: p.opts.Mode != runtime.ModePersistent},
 		{Name: ToolList, Description: "List the tools a program can call, with one-line descriptions, paged.",
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{"prefix":{"type":"string","description":"Only names starting with this."},"server":{"type":"string","description":"Only tools of this MCP server."},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1,"maximum":500}},"additionalProperties":false}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"total":{"type":"integer"},"offset":{"type":"integer"},"tools":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"server":{"type":"string"},"description":{"type":"string"}},"required":["name"]}}},"required":["total","offset","tools"]}`),

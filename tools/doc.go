@@ -48,7 +48,7 @@
 // A Registry is safe for concurrent use. Execute runs on the caller's
 // goroutine, and so do middleware, waterfall listeners, the approver and
 // guards; the body runs on a goroutine of its own unless [Input.Inline] asks
-// for the caller's. Listener lists are copy-on-write: adding or removing one
+// for the caller's or the tool declares [Tool.BoundsItself]. Listener lists are copy-on-write: adding or removing one
 // never blocks a call, and a call keeps the lists it started with. An
 // [Execution] is read-only for everyone but the registry; its [Token]
 // proves a call is in progress and is the only way to make a nested call

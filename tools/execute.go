@@ -190,7 +190,7 @@ func (r *Registry) pipeline(ctx context.Context, e *Execution) *Result {
 		res = errorResult(err)
 	} else {
 		// 7. Dispatch.
-		res = r.dispatch(ctx, e, e.timeout, e.inline)
+		res = r.dispatch(ctx, e, e.timeout, e.inline || g.tool.BoundsItself)
 	}
 	// 8. Post-execute: denied calls pass here too.
 	return r.postExecute(ctx, e, res)

@@ -30,6 +30,13 @@ type Tool struct {
 	// error's code (TOOL_ERROR unless it is an *Error). A panic becomes a
 	// TOOL_ERROR result.
 	Handler Handler
+	// BoundsItself declares that Handler returns soon after ctx ends: every
+	// wait of its own is bounded by ctx or by a shorter deadline it keeps
+	// (code_run: the program's clock, then the engine's grace). The
+	// registry then runs it on the caller's goroutine, as for Input.Inline,
+	// instead of a goroutine of its own per call. A body that may ignore
+	// ctx must leave it false.
+	BoundsItself bool
 }
 
 // Annotations are a tool's behaviour hints, as MCP defines them. A nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	goruntime "runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	var (
 		engine, mode, workloads, svg, via, url string
 		fixtureDir, peer, suite                string
+		cpuProfile, memProfile                 string
 		n, warmup, concurrency                 int
 		asJSON, sweep                          bool
 		rowTime                                time.Duration
@@ -35,12 +38,32 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	fs.StringVar(&url, "url", "", "with --via http: the server's streamable-HTTP `endpoint` (a replica, or a fleet's nginx: http://127.0.0.1:18080/mcp); give its --engine and --mode. Without it, each row starts codemode serve --listen on a loopback port")
 	fs.StringVar(&peer, "peer", "", "with --via mcp, or --via http without --url: after every row, the same row against the same-protocol peer, the `server.mjs` of internal/dev/bench/peer (an MCP server on the TypeScript SDK running programs in node:vm; needs node and `npm ci` there); skipped with a message when it cannot run")
 	fs.StringVar(&suite, "suite", "", "set to `builtins` to run the built-ins micro-suite instead (per-operation time of repeat, console.log, typed arrays, Array.from, Map, regex replace, sort, JSON.parse… in the sandbox beside the bare engine); honours --engine, --workload (case names) and --json")
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (go tool pprof)")
+	fs.StringVar(&memProfile, "memprofile", "", "write an allocation profile of every allocation to `file` at the end of the run (go tool pprof -sample_index=alloc_objects; slows the run)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(env.stderr, "codemode bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
+	}
+	if cpuProfile != "" {
+		stop, err := startCPUProfile(cpuProfile)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "codemode bench: %v\n", err)
+			return exitFail
+		}
+		defer stop()
+	}
+	if memProfile != "" {
+		// Every allocation sampled: the profile counts them (and slows the
+		// run; its times are not the bench's).
+		goruntime.MemProfileRate = 1
+		defer func() {
+			if err := writeMemProfile(memProfile); err != nil {
+				fmt.Fprintf(env.stderr, "codemode bench: %v\n", err)
+			}
+		}()
 	}
 	switch suite {
 	case "":
@@ -183,6 +206,38 @@ func benchBuiltins(ctx context.Context, env *cliEnv, engine, cases string, asJSO
 		return exitFail
 	}
 	return exitOK
+}
+
+// startCPUProfile starts the process's CPU profile into path; stop ends it
+// and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// writeMemProfile writes the heap profile (allocations since the start,
+// after a collection) to path.
+func writeMemProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	goruntime.GC()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	return f.Close()
 }
 
 func writeSVG(rep *bench.Report, path string) error {

@@ -66,7 +66,7 @@ func (en *env) Run(ctx context.Context, job *Job) Result {
 	en.cur = r
 	en.mu.Unlock()
 
-	stopCtx := context.AfterFunc(ctx, func() { r.Kill(ctxError(ctx)) })
+	stopCtx := afterFunc(ctx, func() { r.Kill(ctxError(ctx)) })
 	defer stopCtx()
 	if !job.Deadline.IsZero() {
 		limit := time.Until(job.Deadline)
@@ -82,11 +82,10 @@ func (en *env) Run(ctx context.Context, job *Job) Result {
 	if !onWorker {
 		return r.run()
 	}
-	resCh := make(chan Result, 1)
-	var vmRes Result
-	en.eng.workers.Go(func() { vmRes = r.run() }, func() { resCh <- vmRes })
+	r.resCh = make(chan Result, 1)
+	en.eng.workers.goTask(r)
 	select {
-	case res := <-resCh:
+	case res := <-r.resCh:
 		return res
 	case <-r.abandonCh:
 		en.mu.Lock()
@@ -94,6 +93,17 @@ func (en *env) Run(ctx context.Context, job *Job) Result {
 		en.mu.Unlock()
 		return r.abandonedResult()
 	}
+}
+
+// afterFunc is context.AfterFunc, called on ctx itself when ctx offers one
+// (the runtime's program clock does): the context package would otherwise
+// wrap f in a context of its own registered with ctx's, two registrations
+// per run where one does.
+func afterFunc(ctx context.Context, f func()) (stop func() bool) {
+	if a, ok := ctx.(interface{ AfterFunc(func()) func() bool }); ok {
+		return a.AfterFunc(f)
+	}
+	return context.AfterFunc(ctx, f)
 }
 
 // ended is the run's goroutine letting go of the VM: back to the

@@ -60,8 +60,12 @@ type Run struct {
 	onWorker bool   // the VM runs on a worker, so Run can abandon it
 	inline   bool   // a call awaited alone may be made on the VM goroutine
 
-	callCtx     context.Context // nested calls; cancelled when the run ends or is killed
+	// Nested calls' context: made on the run's first call (most programs
+	// make none), under killMu; cancelled when the run ends or is killed.
+	ctx         context.Context
+	callCtx     context.Context
 	cancelCalls context.CancelFunc
+	callsOver   bool // stopCalls ran: a context made now starts cancelled
 
 	// The scheduler; the VM goroutine's alone.
 	maxInFlight int
@@ -95,17 +99,24 @@ type Run struct {
 	hard             *time.Timer
 	inCall           atomic.Pointer[string] // the tool called inline right now
 	running          atomic.Int32           // calls inside Job.Call right now
+
+	// On a worker (env.Run): the result, and the channel it is handed
+	// back on once the worker is idle again.
+	res   Result
+	resCh chan Result
 }
+
+// work and then make the run a worker's task (Workers).
+func (r *Run) work() { r.res = r.run() }
+func (r *Run) then() { r.resCh <- r.res }
 
 func newRun(en *env, ctx context.Context, job *Job, onWorker bool) *Run {
 	maxIn := job.MaxConcurrentCalls
 	if maxIn <= 0 {
 		maxIn = DefaultMaxConcurrentCalls
 	}
-	cctx, cancel := context.WithCancel(ctx)
 	return &Run{
-		env: en, vm: en.vm, job: job, grace: en.eng.grace, onWorker: onWorker, inline: onWorker,
-		callCtx: cctx, cancelCalls: cancel,
+		env: en, vm: en.vm, job: job, grace: en.eng.grace, onWorker: onWorker, inline: onWorker, ctx: ctx,
 		maxInFlight: maxIn, completions: make(chan *call, maxIn),
 		killCh: make(chan struct{}), abandonCh: make(chan struct{}),
 	}
@@ -291,7 +302,7 @@ func (r *Run) Kill(err *errs.Error) {
 	// finished is set, so no interrupt outlives its run.
 	r.vm.Interrupt()
 	close(r.killCh)
-	r.cancelCalls()
+	r.stopCallsLocked()
 	r.hard = time.AfterFunc(r.grace, r.hardStop)
 }
 
@@ -382,6 +393,34 @@ func (r *Run) dispatch() {
 	}
 }
 
+// callContext is the nested calls' context, made on first use: a run that
+// makes no call costs no context (nor its registration with the run's).
+func (r *Run) callContext() context.Context {
+	r.killMu.Lock()
+	defer r.killMu.Unlock()
+	if r.callCtx == nil {
+		r.callCtx, r.cancelCalls = context.WithCancel(r.ctx)
+		if r.callsOver {
+			r.cancelCalls()
+		}
+	}
+	return r.callCtx
+}
+
+// stopCalls cancels the nested calls, those made from now on included.
+func (r *Run) stopCalls() {
+	r.killMu.Lock()
+	defer r.killMu.Unlock()
+	r.stopCallsLocked()
+}
+
+func (r *Run) stopCallsLocked() {
+	r.callsOver = true
+	if r.cancelCalls != nil {
+		r.cancelCalls()
+	}
+}
+
 // invoke makes one call and stores its outcome in c; it never panics.
 func (r *Run) invoke(c *call) {
 	defer func() {
@@ -391,7 +430,7 @@ func (r *Run) invoke(c *call) {
 	}()
 	r.running.Add(1)
 	defer r.running.Add(-1)
-	ctx := r.callCtx
+	ctx := r.callContext()
 	if c.line > 0 {
 		ctx = WithCallLine(ctx, c.line)
 	}
@@ -519,7 +558,7 @@ func settlement(c *call) Settlement {
 // period for them to return, so their records are final when Run returns.
 // It reports how many did not.
 func (r *Run) finish() int {
-	r.cancelCalls()
+	r.stopCalls()
 	if r.inflight > 0 {
 		t := time.NewTimer(r.grace)
 	wait:
@@ -589,7 +628,7 @@ func (r *Run) run() (res Result) {
 		if p := recover(); p != nil {
 			res = r.internal(fmt.Errorf("panic while running the program: %v", p))
 			usable = false
-			r.cancelCalls()
+			r.stopCalls()
 		}
 		r.killMu.Lock()
 		r.finished = true

@@ -28,7 +28,21 @@ type Workers struct {
 
 type worker struct{ tasks chan task }
 
-type task struct{ f, then func() }
+// task is a worker's function and what follows it once the worker is
+// idle again. A run is one (Run.work, Run.then): no closure per run.
+type task interface {
+	work()
+	then()
+}
+
+type funcTask struct{ f, after func() }
+
+func (t funcTask) work() { t.f() }
+func (t funcTask) then() {
+	if t.after != nil {
+		t.after()
+	}
+}
 
 // NewWorkers returns an empty set of workers.
 func NewWorkers() *Workers {
@@ -40,17 +54,19 @@ func NewWorkers() *Workers {
 // then finds the worker ready for its next Go; a result sent from f would
 // often wake the caller before the worker is back, and every run would
 // start a goroutine.
-func (w *Workers) Go(f, then func()) {
+func (w *Workers) Go(f, then func()) { w.goTask(funcTask{f, then}) }
+
+func (w *Workers) goTask(t task) {
 	w.mu.Lock()
 	if n := len(w.idle); n > 0 {
 		wk := w.idle[n-1]
 		w.idle = w.idle[:n-1]
 		w.mu.Unlock()
-		wk.tasks <- task{f, then} // buffered: never blocks
+		wk.tasks <- t // buffered: never blocks
 		return
 	}
 	w.mu.Unlock()
-	go w.loop(&worker{tasks: make(chan task, 1)}, task{f, then})
+	go w.loop(&worker{tasks: make(chan task, 1)}, t)
 }
 
 // Close ends the idle workers; busy ones end when their function returns.
@@ -60,14 +76,12 @@ func (w *Workers) loop(wk *worker, t task) {
 	timer := time.NewTimer(w.idleFor)
 	defer timer.Stop()
 	for {
-		t.f()
+		t.work()
 		w.mu.Lock()
 		w.idle = append(w.idle, wk)
 		w.mu.Unlock()
-		if t.then != nil {
-			t.then()
-		}
-		t = task{} // let the run be collected while idle
+		t.then()
+		t = nil // let the run be collected while idle
 		timer.Reset(w.idleFor)
 		select {
 		case t = <-wk.tasks:

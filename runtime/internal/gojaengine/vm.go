@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -490,6 +491,12 @@ func (v *vm) done(ok bool, val goja.Value) error {
 	if val == nil {
 		val = goja.Undefined()
 	}
+	if ok {
+		if s, fast := primitiveOutcome(val); fast {
+			v.run.Done(s)
+			return nil
+		}
+	}
 	v.w.enterJS()
 	s, err := v.entry(engine.EntryOutcome)(goja.Undefined(), v.rt.ToValue(ok), val)
 	v.w.leaveJS()
@@ -498,6 +505,39 @@ func (v *vm) done(ok bool, val goja.Value) error {
 	}
 	v.run.Done(s.String())
 	return nil
+}
+
+// primitiveOutcome encodes a returned undefined, null, boolean or number
+// as the prelude's outcome does ("u", or "v" and JSON.stringify's text),
+// without calling into JavaScript: JSON.stringify reads no toJSON of a
+// primitive, and goja has no result replacer (wazero's glue does). false
+// for anything else (strings included: JSON's escaping of lone surrogates
+// is the prelude's).
+func primitiveOutcome(val goja.Value) (string, bool) {
+	switch {
+	case goja.IsUndefined(val):
+		return "u", true
+	case goja.IsNull(val):
+		return "vnull", true
+	}
+	if _, obj := val.(*goja.Object); obj {
+		return "", false // a Number or Boolean object may have a toJSON
+	}
+	switch x := val.Export().(type) {
+	case bool:
+		if x {
+			return "vtrue", true
+		}
+		return "vfalse", true
+	case int64:
+		return "v" + strconv.FormatInt(x, 10), true
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "vnull", true
+		}
+		return "v" + val.String(), true // Number::toString, as JSON.stringify
+	}
+	return "", false
 }
 
 // Settle implements engine.VM. Results are decoded straight into goja
