@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	goruntime "runtime"
 	"runtime/pprof"
@@ -134,6 +135,13 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 		opts.Progress = env.stderr
 	}
 
+	if opts.Via == "" {
+		// In process, the engines run under the memory limit and GC
+		// tuning that serve and run set (setGoMemoryLimit), so that the
+		// figures are what a server's programs get.
+		_, stop := setGoMemoryLimit(runtime.NewGovernor(0), slog.New(slog.DiscardHandler))
+		defer stop()
+	}
 	rep, err := bench.Run(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode bench: %v\n", err)
