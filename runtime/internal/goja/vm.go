@@ -385,6 +385,7 @@ type vm struct {
 	yieldEvery time.Duration
 	yieldLast  time.Time
 	yieldTick  int
+	yieldFunc  func()
 
 	curAsyncRunner *asyncRunner
 
