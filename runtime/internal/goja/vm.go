@@ -385,7 +385,6 @@ type vm struct {
 	yieldEvery time.Duration
 	yieldLast  time.Time
 	yieldTick  int
-	yieldFunc  func()
 
 	curAsyncRunner *asyncRunner
 

@@ -30,13 +30,10 @@ var gosched = runtime.Gosched
 
 // SetYieldInterval makes a running script yield its P to other goroutines
 // after running for d since it last yielded; 0 (the default) never yields
-// on purpose. f, if not nil, is called instead of runtime.Gosched, on the
-// runtime's goroutine (an embedder may wait there, e.g. for a GC cycle to
-// end; it must not call into the runtime).
-func (r *Runtime) SetYieldInterval(d time.Duration, f func()) {
+// on purpose.
+func (r *Runtime) SetYieldInterval(d time.Duration) {
 	r.vm.yieldEvery = d
 	r.vm.yieldLast = time.Time{}
-	r.vm.yieldFunc = f
 }
 
 // maybeYield is called every 100 instructions when yielding is on.
@@ -60,11 +57,7 @@ func (vm *vm) yieldIfDue() {
 		return
 	}
 	if now.Sub(vm.yieldLast) >= vm.yieldEvery {
-		if vm.yieldFunc != nil {
-			vm.yieldFunc()
-		} else {
-			gosched()
-		}
+		gosched()
 		vm.yieldLast = time.Now()
 	}
 }

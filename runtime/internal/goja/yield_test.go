@@ -24,7 +24,7 @@ func TestYieldInterval(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			n.Store(0)
 			r := New()
-			r.SetYieldInterval(tc.every, nil)
+			r.SetYieldInterval(tc.every)
 			v, err := r.RunString(`let s = 0; for (let i = 0; i < 200000; i++) s += i; s`)
 			if err != nil {
 				t.Fatal(err)
@@ -45,7 +45,7 @@ func BenchmarkYieldInterval(b *testing.B) {
 	for _, every := range []time.Duration{0, time.Millisecond} {
 		b.Run(every.String(), func(b *testing.B) {
 			r := New()
-			r.SetYieldInterval(every, nil)
+			r.SetYieldInterval(every)
 			prg := MustCompile("", `(function () { let s = 0; for (let i = 0; i < 100000; i++) s += i; return s })()`, false)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -138,12 +138,9 @@ type guard struct {
 
 	endedJS int64 // JavaScript time of the runs no longer watched; under mu
 
-	gcBusy atomic.Bool // a forced GC is in flight
-	// markEnd is closed when the GC cycle the loop saw under way has
-	// ended; nil while the loop sees none (courtesy).
-	markEnd atomic.Pointer[chan struct{}]
-	gcWG    sync.WaitGroup  // forced GCs, waited for when the guard stops
-	stop    <-chan struct{} // loop's, for the goroutines it starts
+	gcBusy atomic.Bool     // a forced GC is in flight
+	gcWG   sync.WaitGroup  // forced GCs, waited for when the guard stops
+	stop   <-chan struct{} // loop's, for the goroutines it starts
 
 	statsMu sync.Mutex
 	kills   []killRecord // recent kills, for tests and benchmarks
@@ -448,7 +445,6 @@ func (g *guard) loop(stop <-chan struct{}) {
 			if !h.marking {
 				quiet = h.allocs
 			}
-			g.sawMarking(h.marking)
 			if victim := g.check(h, black); victim != nil {
 				g.afterKill(victim)
 			} else if !h.marking && g.suspect(h, live) {
@@ -459,59 +455,7 @@ func (g *guard) loop(stop <-chan struct{}) {
 			}
 		}
 		t.Stop()
-		g.sawMarking(false)
 	}
-}
-
-// sawMarking opens or closes markEnd as the loop sees a GC cycle start or
-// end.
-func (g *guard) sawMarking(on bool) {
-	ch := g.markEnd.Load()
-	switch {
-	case on && ch == nil:
-		c := make(chan struct{})
-		g.markEnd.Store(&c)
-	case !on && ch != nil:
-		g.markEnd.Store(nil)
-		close(*ch)
-	}
-}
-
-// Courtesy to the rest of the process while the collector marks. A GC cycle
-// marks the whole Go heap, and a program that has built a big one (a bomb,
-// or just a big computation) makes each cycle long: ~100 ms for a 64 MiB
-// heap of small objects on this machine. While it lasts, a goroutine that
-// allocates is made to help mark in proportion to what it allocates, and a
-// program growing an array asks for megabytes at a time: it marked the heap
-// itself for 50–120 ms per allocation, holding its P, while a collector
-// worker held the other, and another session's request waited for both
-// (traced, issue 18's canary). So a program that has run JavaScript for
-// courtesyAfter stops at its next yield (goja's SetYieldInterval) while a
-// cycle is under way, for at most courtesyMax: the cycle is finished by the
-// collector's workers, on the idle P at full speed, and everyone else's
-// goroutines run meanwhile. The program loses about what it would have spent
-// helping to mark; a short program (most of them, and the other sessions')
-// never waits.
-const (
-	courtesyAfter = 10 * time.Millisecond
-	courtesyMax   = 25 * time.Millisecond
-)
-
-// courtesy is the VM's yield: it lets other goroutines run, and a long
-// program waits for a GC cycle under way to end.
-func (w *watched) courtesy() {
-	runtime.Gosched()
-	ch := w.g.markEnd.Load()
-	if ch == nil || w.jsTime(time.Now().UnixNano()) < int64(courtesyAfter) {
-		return
-	}
-	t := time.NewTimer(courtesyMax)
-	select {
-	case <-*ch:
-	case <-t.C:
-	case <-w.finished:
-	}
-	t.Stop()
 }
 
 // suspect reports whether some run may have passed its ceiling (the live

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,11 +184,11 @@ func (d *driver) newVM() (*vm, error) {
 	}
 	rt := goja.New()
 	rt.SetTimeZone(d.loc)
+	if d.opts.YieldInterval > 0 {
+		rt.SetYieldInterval(d.opts.YieldInterval)
+	}
 	rt.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
 	v := &vm{d: d, rt: rt}
-	if d.opts.YieldInterval > 0 {
-		rt.SetYieldInterval(d.opts.YieldInterval, v.yield)
-	}
 	if err := rt.SetLazyGlobals(lazyGlobals, v.buildGlobal); err != nil {
 		return nil, err
 	}
@@ -390,16 +389,6 @@ func (v *vm) timer(c goja.FunctionCall) goja.Value {
 	}
 	v.timers[id] = h
 	return v.rt.ToValue(h)
-}
-
-// yield is the runtime's periodic yield (Options.YieldInterval): the
-// guard's courtesy while a run is watched, else a plain Gosched.
-func (v *vm) yield() {
-	if w := v.w; w != nil {
-		w.courtesy()
-		return
-	}
-	goruntime.Gosched()
 }
 
 // Configure implements engine.VM.
