@@ -36,6 +36,9 @@ func (r *Runtime) checkAlloc(n int64) {
 	if atomic.LoadUint32(&r.vm.interrupted) != 0 && !r.vm.runSafepoint() {
 		r.vm.throwInterrupted()
 	}
+	if r.vm.yieldEvery > 0 { // codemode patch: cooperative time slices (yield.go)
+		r.vm.yieldIfDue()
+	}
 	if n < r.allocMin || r.allocCheck == nil {
 		return
 	}
@@ -57,8 +60,14 @@ func (r *Runtime) checkString(n int, unicode bool) {
 // pollInterrupt honours a pending Interrupt from inside a native loop,
 // every 1024 calls (i is the loop's counter).
 func (r *Runtime) pollInterrupt(i int) {
-	if i&1023 == 0 && atomic.LoadUint32(&r.vm.interrupted) != 0 && !r.vm.runSafepoint() {
+	if i&1023 != 0 {
+		return
+	}
+	if atomic.LoadUint32(&r.vm.interrupted) != 0 && !r.vm.runSafepoint() {
 		r.vm.throwInterrupted()
+	}
+	if r.vm.yieldEvery > 0 { // codemode patch: cooperative time slices (yield.go)
+		r.vm.yieldIfDue()
 	}
 }
 

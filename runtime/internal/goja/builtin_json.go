@@ -546,7 +546,8 @@ func (ctx *_builtinJSON_stringifyContext) jo(object *Object) {
 func (ctx *_builtinJSON_stringifyContext) quote(str String) {
 	ctx.buf.WriteByte('"')
 	reader := &lenientUtf16Decoder{utf16Reader: str.utf16Reader()}
-	for {
+	for i := 1; ; i++ {
+		ctx.r.pollInterrupt(i) // codemode patch (alloc.go, yield.go): a long string is quoted a character at a time
 		r, _, err := reader.ReadRune()
 		if err != nil {
 			break

@@ -381,6 +381,11 @@ type vm struct {
 	interruptLock sync.Mutex
 	safepoint     func() // codemode patch: RequestSafepoint's, under interruptLock
 
+	// codemode patch: cooperative time slices (yield.go)
+	yieldEvery time.Duration
+	yieldLast  time.Time
+	yieldTick  int
+
 	curAsyncRunner *asyncRunner
 
 	profTracker *profTracker
@@ -623,6 +628,9 @@ func (vm *vm) run() {
 				return
 			}
 			count = 100
+			if vm.yieldEvery > 0 { // codemode patch: cooperative time slices
+				vm.maybeYield()
+			}
 		} else {
 			count--
 		}

@@ -108,6 +108,13 @@ type Options struct {
 	// while programs run. If zero, 2ms. The guard goroutine sleeps when no
 	// program runs.
 	MemorySampleInterval time.Duration
+	// YieldInterval is how long a program runs before its goroutine lets
+	// others of the process run (goja's SetYieldInterval): without it, a
+	// tight loop keeps its P for Go's 10 ms preemption slice, and every
+	// goroutine that lands behind it waits that long per hand-off, so one
+	// busy program slows the requests of every other session. If zero,
+	// 1ms; if negative, never.
+	YieldInterval time.Duration
 	// TimeZone is the time zone of Date's local time and of Intl's
 	// default (engine.TimeZone): an IANA name, an offset or "UTC". If
 	// empty, UTC. An unknown zone is New's error.
@@ -129,6 +136,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MemorySampleInterval == 0 {
 		o.MemorySampleInterval = 2 * time.Millisecond
+	}
+	if o.YieldInterval == 0 {
+		o.YieldInterval = time.Millisecond
 	}
 	return o
 }

@@ -192,6 +192,9 @@ func (d *driver) newVM() (*vm, error) {
 	}
 	rt := goja.New()
 	rt.SetTimeZone(d.loc)
+	if d.opts.YieldInterval > 0 {
+		rt.SetYieldInterval(d.opts.YieldInterval)
+	}
 	rt.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
 	v := &vm{d: d, rt: rt}
 	if err := rt.SetLazyGlobals(lazyGlobals, v.buildGlobal); err != nil {

@@ -1,0 +1,63 @@
+package goja
+
+import (
+	"runtime"
+	"time"
+)
+
+// codemode patch (see PATCHES.md): cooperative time slices.
+//
+// Go's scheduler lets a running goroutine keep its P for up to 10 ms before
+// it preempts it, and a goroutine made runnable behind it (on the same P's
+// run queue) waits for that. A script in a tight loop therefore makes every
+// other goroutine of the process that lands behind it wait up to 10 ms per
+// hand-off; a request that goes through several goroutines (an HTTP
+// handler, a JSON-RPC reader, a worker) waits that many slices, and on a
+// 2-core machine where the other P is busy with the collector, a 5 ms
+// request of another session took 60–110 ms (codemode's hostile suite,
+// traced). SetYieldInterval makes the interpreter give its P up
+// (runtime.Gosched) once it has run that long since it last did: every
+// 1000 instructions, and at the built-ins' allocation checks and interrupt
+// polls, it reads the clock, which costs nothing measurable; Gosched, when
+// nobody waits, a few hundred nanoseconds.
+
+// yieldCheck is how many times 100 instructions (the loop's profiler
+// count) pass between two reads of the clock.
+const yieldCheck = 10
+
+// gosched is runtime.Gosched; tests count the calls.
+var gosched = runtime.Gosched
+
+// SetYieldInterval makes a running script yield its P to other goroutines
+// after running for d since it last yielded; 0 (the default) never yields
+// on purpose.
+func (r *Runtime) SetYieldInterval(d time.Duration) {
+	r.vm.yieldEvery = d
+	r.vm.yieldLast = time.Time{}
+}
+
+// maybeYield is called every 100 instructions when yielding is on.
+func (vm *vm) maybeYield() {
+	vm.yieldTick++
+	if vm.yieldTick < yieldCheck {
+		return
+	}
+	vm.yieldTick = 0
+	vm.yieldIfDue()
+}
+
+// yieldIfDue yields if the script has run for the interval since it last
+// did. Besides the interpreter's loop, the built-ins' allocation checks and
+// interrupt polls call it (alloc.go), so a long built-in call (a
+// JSON.stringify, a join) yields too.
+func (vm *vm) yieldIfDue() {
+	now := time.Now()
+	if vm.yieldLast.IsZero() {
+		vm.yieldLast = now
+		return
+	}
+	if now.Sub(vm.yieldLast) >= vm.yieldEvery {
+		gosched()
+		vm.yieldLast = time.Now()
+	}
+}

@@ -1,0 +1,58 @@
+package goja
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestYieldInterval(t *testing.T) {
+	var n atomic.Int64
+	old := gosched
+	gosched = func() { n.Add(1); old() }
+	defer func() { gosched = old }()
+
+	for _, tc := range []struct {
+		name  string
+		every time.Duration
+		want  bool
+	}{
+		{"off", 0, false},
+		{"on", time.Nanosecond, true},
+		{"longer than the script", time.Hour, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n.Store(0)
+			r := New()
+			r.SetYieldInterval(tc.every)
+			v, err := r.RunString(`let s = 0; for (let i = 0; i < 200000; i++) s += i; s`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.ToInteger() != 19999900000 {
+				t.Fatalf("result %v", v)
+			}
+			if got := n.Load() > 0; got != tc.want {
+				t.Errorf("yielded %d times, want any: %v", n.Load(), tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkYieldInterval is a tight loop with and without the yield check
+// (at 1ms, as codemode's goja engine sets it).
+func BenchmarkYieldInterval(b *testing.B) {
+	for _, every := range []time.Duration{0, time.Millisecond} {
+		b.Run(every.String(), func(b *testing.B) {
+			r := New()
+			r.SetYieldInterval(every)
+			prg := MustCompile("", `(function () { let s = 0; for (let i = 0; i < 100000; i++) s += i; return s })()`, false)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := r.RunProgram(prg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
