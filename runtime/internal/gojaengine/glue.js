@@ -5,7 +5,8 @@
 // service(op, arg) → the web and Intl host functions' answer,
 // hostLazy(names, build, hide) → whether the runtime builds the globals lazily,
 // console(format) → console's methods, hide(f) → f's source hidden,
-// isArrayValues(method) → plainArrayIteration below], and
+// isArrayValues(method) → plainArrayIteration below,
+// hostLazyArray(names, build) → whether the runtime makes those methods on first touch], and
 // goja's own size checks: goja has no per-runtime memory cap, and an
 // allocation the Go runtime cannot satisfy kills the whole process, so
 // every built-in that can allocate by a size the program sets is checked
@@ -23,6 +24,11 @@ function hostService(op, arg) { return native[8](op, arg); }
 // touch (lazyGlobals, vm.go's lazyNames), if it takes every name.
 // (A declaration: common.js's lazyGlobals runs before this file does.)
 function hostLazy(names, build) { return native[9](names, build, hide); }
+// hostLazyArray(names, build): the runtime makes each Array.prototype
+// method named, on first touch, as build(name, builtin) (vm.go's
+// buildArrayMethod); sizes.js's checks, then the guards below.
+// (A declaration: sizes.js calls it before this file runs.)
+function hostLazyArray(names, build) { return native[13](names, build); }
 // A native object that calls the traps, and keeps what get returned for
 // the rest of the run: a Proxy's get trap was the largest cost of a
 // nested call on goja.
@@ -225,30 +231,32 @@ function defaultCompare(x, y) {
 }
 // Below this length nothing is checked: 2^16 slots are 1 MiB at most.
 var maxDense = 65536;
-var AP = ArrayProto;
-// Methods, not function declarations: built-ins are not constructors, and
-// their parameters give them the spec's .length.
-var mapF = AP.map, sortF = AP.sort, toReversedF = AP.toReversed, keysF = AP.keys,
-  valuesF = AP.values, entriesF = AP.entries, toSplicedF = AP.toSpliced, withF = AP.with;
-// (One object literal holds them all: each costs every runtime.)
-var arrayGuards = {
-  map(callbackfn) { return guarded(mapF, "map", this, arguments, true); },
-  sort(comparefn) { return guarded(sortF, "sort", this, arguments, true); },
-  toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); },
-  keys() { return guarded(keysF, "keys", this, arguments, true); },
-  values() { return guarded(valuesF, "values", this, arguments, true); },
-  entries() { return guarded(entriesF, "entries", this, arguments, true); },
-  toSpliced(start, skipCount) { return guarded(toSplicedF, "toSpliced", this, arguments, false); },
-  with(index, value) { return guarded(withF, "with", this, arguments, false); }
-};
-AP.map = hide(arrayGuards.map);
-AP.sort = hide(arrayGuards.sort);
-AP.toReversed = hide(arrayGuards.toReversed);
-AP.keys = hide(arrayGuards.keys);
-AP.values = hide(arrayGuards.values);
-AP.entries = hide(arrayGuards.entries);
-AP.toSpliced = hide(arrayGuards.toSpliced);
-AP.with = hide(arrayGuards.with);
+// The built-ins behind the guards, set as each guard is made.
+var mapF, sortF, toReversedF, keysF, valuesF, entriesF, toSplicedF, withF;
+// arrayGuard(name, f) is the guard goja installs as Array.prototype's
+// name, in front of f (the built-in, or sizes.js's check in front of it),
+// when something first touches the method (hostLazyArray: its template;
+// vm.go's buildArrayMethod, which also makes the guard of values
+// Symbol.iterator's and goja's fast-path alias): a runtime built per call
+// makes only the guards its program reaches. Methods, not function
+// declarations: built-ins are not constructors, and their parameters give
+// them the spec's .length.
+function arrayGuard(name, f) {
+  switch (name) {
+    case "map": mapF = f; return hide({ map(callbackfn) { return guarded(mapF, "map", this, arguments, true); } }.map);
+    case "sort": sortF = f; return hide({ sort(comparefn) { return guarded(sortF, "sort", this, arguments, true); } }.sort);
+    case "toReversed": toReversedF = f; return hide({ toReversed() { return guarded(toReversedF, "toReversed", this, arguments, true); } }.toReversed);
+    case "keys": keysF = f; return hide({ keys() { return guarded(keysF, "keys", this, arguments, true); } }.keys);
+    case "values": valuesF = f; return hide({ values() { return guarded(valuesF, "values", this, arguments, true); } }.values);
+    case "entries": entriesF = f; return hide({ entries() { return guarded(entriesF, "entries", this, arguments, true); } }.entries);
+    case "toSpliced": toSplicedF = f; return hide({ toSpliced(start, skipCount) { return guarded(toSplicedF, "toSpliced", this, arguments, false); } }.toSpliced);
+    case "with": withF = f; return hide({ with(index, value) { return guarded(withF, "with", this, arguments, false); } }.with);
+    case "indexOf": indexOfF = f; return hide({ indexOf(searchElement) { return walked(indexOfF, this, arguments); } }.indexOf);
+    case "lastIndexOf": lastIndexOfF = f; return hide({ lastIndexOf(searchElement) { return walked(lastIndexOfF, this, arguments); } }.lastIndexOf);
+    case "includes": includesF = f; return hide({ includes(searchElement) { return walked(includesF, this, arguments); } }.includes);
+  }
+  return f;
+}
 // indexOf, lastIndexOf and includes walk every index up to the length in
 // Go: on an array-like ({length: 2 ** 53 - 1}) or a sparse array longer
 // than the budget could hold densely, that walk went on for hours after
@@ -279,13 +287,7 @@ function walked(f, O, args) {
   for (; k < len; k++) if (k in O && O[k] === x) return k;
   return -1;
 }
-var indexOfF = AP.indexOf, lastIndexOfF = AP.lastIndexOf, includesF = AP.includes;
-var arrayWalkers = {
-  indexOf(searchElement) { return walked(indexOfF, this, arguments); },
-  lastIndexOf(searchElement) { return walked(lastIndexOfF, this, arguments); },
-  includes(searchElement) { return walked(includesF, this, arguments); }
-};
-AP.indexOf = hide(arrayWalkers.indexOf);
-AP.lastIndexOf = hide(arrayWalkers.lastIndexOf);
-AP.includes = hide(arrayWalkers.includes);
-AP[SymIter] = AP.values; // the guard (goja's SetArrayValuesAlias: vm.go)
+var indexOfF, lastIndexOfF, includesF;
+if (!hostLazyArray(["map", "sort", "toReversed", "keys", "values", "entries", "toSpliced", "with", "indexOf", "lastIndexOf", "includes"], arrayGuard)) {
+  throw new TypeErrorCtor("the runtime did not take Array.prototype's guards");
+}

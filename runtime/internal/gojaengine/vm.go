@@ -118,6 +118,105 @@ func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
 	return v.rt.ToValue(true)
 }
 
+// lazyArrayNames are the Array.prototype methods the prelude replaces
+// (sizes.js's checks, the glue's guards), which a goja runtime makes only
+// when something first touches them: as for the lazy globals, a realm
+// built per call paid for each at setup, the built-in and its
+// replacement, and most programs call none of them. Symbol.iterator is
+// the guard of values (goja.LazyArrayProtoIterator).
+var lazyArrayNames = []string{
+	"map", "sort", "toReversed", "keys", "values", "entries", "toSpliced", "with", // the glue's guards
+	"indexOf", "lastIndexOf", "includes", // the glue's walkers
+	"toSorted", "fill", // sizes.js's checks (and sort)
+}
+
+var lazyArrayProto = goja.NewLazyArrayProto(append(lazyArrayNames[:len(lazyArrayNames):len(lazyArrayNames)], goja.LazyArrayProtoIterator)...)
+
+// arrayBuild is a builder the prelude registered for an Array.prototype
+// method (hostLazyArray): made callable on first use.
+type arrayBuild struct {
+	names *goja.Object
+	build goja.Value
+	fn    goja.Callable
+}
+
+// hostLazyArray is the native behind the glue's hostLazyArray(names,
+// build): it takes the names if every one is in lazyArrayNames. Builders
+// registered for one name apply in order (sizes.js's sort check, then the
+// glue's guard in front of it).
+func (v *vm) hostLazyArray(c goja.FunctionCall) goja.Value {
+	names, ok := c.Argument(0).(*goja.Object)
+	build := c.Argument(1)
+	if !ok || !isFunction(build) {
+		return v.rt.ToValue(false)
+	}
+	n := names.Get("length").ToInteger()
+	if n <= 0 || n > int64(len(lazyArrayNames)) {
+		return v.rt.ToValue(false)
+	}
+	for i := range n {
+		if !slices.Contains(lazyArrayNames, names.Get(strconv.FormatInt(i, 10)).String()) {
+			return v.rt.ToValue(false)
+		}
+	}
+	v.arrayLazy = append(v.arrayLazy, arrayBuild{names: names, build: build})
+	return v.rt.ToValue(true)
+}
+
+// buildArrayMethod makes an Array.prototype method on its first touch:
+// the builtin through each builder registered for the name, in order.
+// Symbol.iterator and values are one guard, which goja's fast paths take
+// as the built-in iteration (SetArrayValuesAlias).
+func (v *vm) buildArrayMethod(name string, builtin goja.Value) goja.Value {
+	if name == goja.LazyArrayProtoIterator {
+		name = "values"
+	}
+	if name == "values" && v.valuesGuard != nil {
+		return v.valuesGuard
+	}
+	val := builtin
+	var key goja.Value
+	for i := range v.arrayLazy {
+		b := &v.arrayLazy[i]
+		if !b.has(name) {
+			continue
+		}
+		if b.fn == nil {
+			fn, ok := goja.AssertFunction(b.build)
+			if !ok { // hostLazyArray checked
+				panic(v.rt.NewTypeError("Array.prototype." + name + ": the builder is not a function"))
+			}
+			b.fn = fn
+		}
+		if key == nil {
+			key = v.rt.ToValue(name)
+		}
+		out, err := b.fn(goja.Undefined(), key, val)
+		if err != nil {
+			panic(err) // an interrupt, or the builder's exception: the touching code's
+		}
+		val = out
+	}
+	if name == "values" {
+		v.valuesGuard = val
+		if o, ok := val.(*goja.Object); ok && val != builtin {
+			v.rt.SetArrayValuesAlias(o)
+		}
+	}
+	return val
+}
+
+// has reports whether name is one of the builder's names.
+func (b *arrayBuild) has(name string) bool {
+	n := b.names.Get("length").ToInteger()
+	for i := range n {
+		if b.names.Get(strconv.FormatInt(i, 10)).String() == name {
+			return true
+		}
+	}
+	return false
+}
+
 // isFunction is typeof f === "function", without making a goja.Callable.
 func isFunction(f goja.Value) bool {
 	o, ok := f.(*goja.Object)
@@ -167,9 +266,12 @@ type vm struct {
 	window     window            // persistent: runs since retained was last measured
 	frames     []goja.StackFrame // scratch for callLine
 
-	lazy    []lazyBuild // the lazy globals' builders (buildGlobal)
-	hide    goja.Value  // the prelude's hide
-	refusal goja.Value  // the run's rejected promise for calls past its limit (Run.Refused)
+	lazy []lazyBuild // the lazy globals' builders (buildGlobal)
+
+	arrayLazy   []arrayBuild // the Array.prototype methods' builders (buildArrayMethod)
+	valuesGuard goja.Value   // Array.prototype.values and [Symbol.iterator], once made
+	hide        goja.Value   // the prelude's hide
+	refusal     goja.Value   // the run's rejected promise for calls past its limit (Run.Refused)
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -187,6 +289,9 @@ func (d *driver) newVM() (*vm, error) {
 	rt.SetParserOptions(parser.WithSourceMapLoader(denySourceMapFiles))
 	v := &vm{d: d, rt: rt}
 	if err := rt.SetLazyGlobals(lazyGlobals, v.buildGlobal); err != nil {
+		return nil, err
+	}
+	if err := rt.SetLazyArrayProto(lazyArrayProto, v.buildArrayMethod); err != nil {
 		return nil, err
 	}
 
@@ -261,6 +366,7 @@ func (d *driver) newVM() (*vm, error) {
 		nf(func(c goja.FunctionCall) goja.Value { // isArrayValues(method)
 			return rt.ToValue(rt.IsArrayValues(c.Argument(0)))
 		}),
+		nf(v.hostLazyArray), // hostLazyArray(names, build)
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -807,13 +913,8 @@ func (v *vm) callLine(j *engine.Job) int {
 // receiver and steps are goja's own.
 func (v *vm) checkSizes() error {
 	rt := v.rt
-	// The glue's guard of Array.prototype.values (glue.js) is the
-	// built-in for a dense array: goja's fast paths may take it as such.
-	if ap, ok := rt.GlobalObject().Get("Array").ToObject(rt).Get("prototype").(*goja.Object); ok {
-		if values, ok := ap.Get("values").(*goja.Object); ok {
-			rt.SetArrayValuesAlias(values)
-		}
-	}
+	// (The glue's guard of Array.prototype.values is goja's fast paths'
+	// alias of the built-in from when it is made: buildArrayMethod.)
 	throw := func(err error) {
 		var ex *goja.Exception
 		if errors.As(err, &ex) {

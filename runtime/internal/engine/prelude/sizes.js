@@ -141,41 +141,65 @@ if (typeof nativeSizeChecks !== "function") install(String.prototype, {
 // (goja converts at each comparison instead and could take seconds of CPU
 // before its heap watchdog or the deadline stopped it), so one array gets
 // one answer: 1.5 M numbers are refused at once, MEMORY_LIMIT, on both.
-var sortBuiltin = ArrayProto.sort, toSortedBuiltin = ArrayProto.toSorted, fillF = ArrayProto.fill;
-// (One object literal holds the three: each costs every goja runtime.)
-var arrayChecks = {
-  sort(comparefn) {
-    if (comparefn === undefined && isGenuineArray(this)) tooBig("sort()", this.length * 48);
-    return ReflectApply(sortBuiltin, this, arguments);
-  },
-  toSorted(comparefn) {
-    if (comparefn === undefined && isGenuineArray(this)) tooBig("toSorted()", this.length * 64);
-    return ReflectApply(toSortedBuiltin, this, arguments);
-  },
-  // An array slot costs about 16 bytes. A genuine array's length is a data
-  // property the built-in reads without running program code, so it gets the
-  // array as is when nothing else can run program code before it reads the
-  // length; anything else goes through the algorithm here, with one read.
-  fill(value) {
-    var O = this, start = arguments[1], end = arguments[2];
-    if (O === null || O === undefined) return ReflectApply(fillF, O, arguments);
-    if (isGenuineArray(O) && !isObject(start) && !isObject(end)) {
-      tooBig("fill()", O.length * 16);
-      return ReflectApply(fillF, O, arguments);
-    }
-    O = ObjectCtor(O);
-    var len = toLen(O.length);
-    var k = relIdx(toInt(start), len);
-    var fin = end === undefined ? len : relIdx(toInt(end), len);
-    // What it writes, not the length: fill.call({length: 2 ** 53 - 1}, v,
-    // 2 ** 53 - 4) writes three slots.
-    if (fin > k) tooBig("fill()", (fin - k) * 16);
-    for (; k < fin; k++) O[k] = value;
-    return O;
+var sortBuiltin, toSortedBuiltin, fillF;
+// arrayCheck(name, builtin) is the check installed as Array.prototype's
+// name, in front of builtin: now, or, in an engine whose glue declares
+// hostLazyArray(names, build) and which takes the names (goja:
+// Array.prototype's template), when something first touches the method
+// (a realm built per call pays for every function the prelude makes, and
+// most programs call none of these).
+function arrayCheck(name, builtin) {
+  switch (name) {
+    case "sort":
+      sortBuiltin = builtin;
+      return hide({
+        sort(comparefn) {
+          if (comparefn === undefined && isGenuineArray(this)) tooBig("sort()", this.length * 48);
+          return ReflectApply(sortBuiltin, this, arguments);
+        }
+      }.sort);
+    case "toSorted":
+      toSortedBuiltin = builtin;
+      return hide({
+        toSorted(comparefn) {
+          if (comparefn === undefined && isGenuineArray(this)) tooBig("toSorted()", this.length * 64);
+          return ReflectApply(toSortedBuiltin, this, arguments);
+        }
+      }.toSorted);
   }
-};
-install(ArrayProto, arrayChecks.sort);
-if (typeof toSortedBuiltin === "function") install(ArrayProto, arrayChecks.toSorted);
-install(ArrayProto, arrayChecks.fill);
-var joinF = ArrayProto.join, arrayFrom = ArrayCtor.from;
-var joining = snapshot(); // the array-likes being joined, for cycles (the glue's join)
+  fillF = builtin;
+  return hide({
+    // An array slot costs about 16 bytes. A genuine array's length is a data
+    // property the built-in reads without running program code, so it gets the
+    // array as is when nothing else can run program code before it reads the
+    // length; anything else goes through the algorithm here, with one read.
+    fill(value) {
+      var O = this, start = arguments[1], end = arguments[2];
+      if (O === null || O === undefined) return ReflectApply(fillF, O, arguments);
+      if (isGenuineArray(O) && !isObject(start) && !isObject(end)) {
+        tooBig("fill()", O.length * 16);
+        return ReflectApply(fillF, O, arguments);
+      }
+      O = ObjectCtor(O);
+      var len = toLen(O.length);
+      var k = relIdx(toInt(start), len);
+      var fin = end === undefined ? len : relIdx(toInt(end), len);
+      // What it writes, not the length: fill.call({length: 2 ** 53 - 1}, v,
+      // 2 ** 53 - 4) writes three slots.
+      if (fin > k) tooBig("fill()", (fin - k) * 16);
+      for (; k < fin; k++) O[k] = value;
+      return O;
+    }
+  }.fill);
+}
+if (typeof hostLazyArray !== "function" || !hostLazyArray(["sort", "toSorted", "fill"], arrayCheck)) {
+  install(ArrayProto, arrayCheck("sort", ArrayProto.sort));
+  if (typeof ArrayProto.toSorted === "function") install(ArrayProto, arrayCheck("toSorted", ArrayProto.toSorted));
+  install(ArrayProto, arrayCheck("fill", ArrayProto.fill));
+}
+// (The glue's join and Array.from, where they are not the engine's own.)
+var joinF, arrayFrom, joining;
+if (typeof nativeSizeChecks !== "function") {
+  joinF = ArrayProto.join, arrayFrom = ArrayCtor.from;
+  joining = snapshot(); // the array-likes being joined, for cycles (the glue's join)
+}
