@@ -24,3 +24,14 @@ func (r *Runtime) NewSyntaxError(msg string) *Object {
 func (r *Runtime) NewRangeError(msg string) *Object {
 	return r.builtin_new(r.getRangeError(), []Value{newStringValue(msg)})
 }
+
+// IsProxy reports whether v is a Proxy exotic object (revoked or not),
+// without running any program code (a trap) to answer.
+func IsProxy(v Value) bool {
+	o, ok := v.(*Object)
+	if !ok {
+		return false
+	}
+	_, ok = o.self.(*proxyObject)
+	return ok
+}

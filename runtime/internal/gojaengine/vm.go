@@ -22,7 +22,6 @@ var glue string
 var (
 	preludeOnce sync.Once
 	preludePrg  *goja.Program
-	warmPrg     *goja.Program
 	preludeErr  error
 )
 
@@ -31,18 +30,9 @@ var (
 func compiledPrelude() (*goja.Program, error) {
 	preludeOnce.Do(func() {
 		preludePrg, preludeErr = goja.Compile(engine.PreludeName, engine.Prelude(glue), true)
-		if preludeErr == nil {
-			warmPrg, preludeErr = goja.Compile("codemode:warm", warmSource, false)
-		}
 	})
 	return preludePrg, preludeErr
 }
-
-// warmSource builds, in a pooled runtime, the lazily created built-ins that
-// every program needs (async functions, promises and their jobs), so that
-// the program does not pay for them on the request path. Nothing else is
-// built ahead: most programs never touch most built-ins.
-const warmSource = "(async function(){ await null })()"
 
 // lazyNames are the prelude's globals (lazyGlobals in common.js) that a
 // goja runtime builds only when a program first touches them: withheld
@@ -53,10 +43,15 @@ const warmSource = "(async function(){ await null })()"
 var lazyNames = []string{
 	"require", "importScripts", "fetch", "XMLHttpRequest", "WebSocket", "setImmediate", "clearImmediate", // globals.js
 	"setTimeout", "setInterval", "clearTimeout", "clearInterval", // timers.js
-	"console", // console.js
+	"queueMicrotask", // globals.js
+	"console",        // console.js
 }
 
-var lazyGlobals = goja.NewLazyGlobals(lazyNames...)
+// The global tools is in the template too, read-only and non-configurable
+// (as tools.js defines it), its value the one makeTools made: a global
+// added at setup gave the global object its own copy of the template's
+// list of names (~1.4 KB) in every runtime.
+var lazyGlobals = goja.NewLazyGlobalsFixed(lazyNames, []string{"tools"})
 
 // lazyBuild is a lazy global's builder, as the prelude registered it
 // (made callable when a program first touches the global: most never do).
@@ -68,6 +63,12 @@ type lazyBuild struct {
 // buildGlobal builds a lazy global on its first touch: its builder's
 // value, hidden as the prelude hides what it defines.
 func (v *vm) buildGlobal(name string) goja.Value {
+	if name == "tools" {
+		if v.tools == nil {
+			return nil // not made yet: tools.js defines it as it would any global
+		}
+		return v.tools.obj
+	}
 	for _, l := range v.lazy {
 		if l.name != name {
 			continue
@@ -332,8 +333,8 @@ func (d *driver) newVM() (*vm, error) {
 			}
 			return v.names
 		}),
-		nf(func(c goja.FunctionCall) goja.Value { // makeTools(traps)
-			return v.makeTools(c.Argument(0).ToObject(rt))
+		nf(func(c goja.FunctionCall) goja.Value { // makeTools(makeTraps)
+			return v.makeTools(c.Argument(0))
 		}),
 		nf(v.timer), // timer(id, ms, fire, rearm)
 		nf(func(c goja.FunctionCall) goja.Value { // clearTimer(id)
@@ -367,6 +368,9 @@ func (d *driver) newVM() (*vm, error) {
 			return rt.ToValue(rt.IsArrayValues(c.Argument(0)))
 		}),
 		nf(v.hostLazyArray), // hostLazyArray(names, build)
+		nf(func(c goja.FunctionCall) goja.Value { // isProxy(v)
+			return rt.ToValue(goja.IsProxy(c.Argument(0)))
+		}),
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -384,9 +388,11 @@ func (d *driver) newVM() (*vm, error) {
 	if err := v.gateEval(); err != nil {
 		return nil, fmt.Errorf("goja engine: gating eval: %w", err)
 	}
-	if _, err := rt.RunProgram(warmPrg); err != nil {
-		return nil, fmt.Errorf("goja engine: warming the runtime: %w", err)
-	}
+	// What every program's first async function makes besides its own
+	// objects (the async function prototype, the promise prototype), made
+	// ahead, in the pool, not on the request path. (It ran a throwaway
+	// async function, whose own objects cost every runtime 34 allocations.)
+	rt.WarmAsync()
 	return v, nil
 }
 
@@ -797,24 +803,52 @@ func (v *vm) reserve(what string, bytes float64, buffer bool) string {
 // the prelude's traps (tools.js), so the semantics stay the prelude's, and
 // remembers get's answers for the run.
 type toolsObject struct {
-	v              *vm
-	get, has, keys goja.Callable
-	got            map[string]goja.Value
+	v         *vm
+	obj       *goja.Object     // the global tools
+	makeTraps goja.Value       // tools.js's toolsTraps
+	fns       [3]goja.Callable // its get, has, ownKeys: made on first use
+	got       map[string]goja.Value
 }
 
-func (v *vm) makeTools(traps *goja.Object) goja.Value {
-	t := &toolsObject{v: v, got: map[string]goja.Value{}}
-	for name, f := range map[string]*goja.Callable{"get": &t.get, "has": &t.has, "ownKeys": &t.keys} {
-		fn, ok := goja.AssertFunction(traps.Get(name))
-		if !ok {
-			panic(v.rt.NewTypeError("tools: no " + name + " trap"))
-		}
-		*f = fn
+// toolsTraps are the traps toolsObject calls, by index in fns.
+var toolsTraps = [3]string{"get", "has", "ownKeys"}
+
+func (v *vm) makeTools(makeTraps goja.Value) goja.Value {
+	if !isFunction(makeTraps) {
+		panic(v.rt.NewTypeError("tools: the traps' maker is not a function"))
 	}
+	// (The traps are made, and get's answers kept, only once a program
+	// uses tools: the runtime is built for every per-call program, and
+	// most functions of tools.js serve only the traps.)
+	t := &toolsObject{v: v, makeTraps: makeTraps}
 	v.tools = t
 	o := v.rt.NewDynamicObject(t)
 	o.SetPrototype(nil) // as tools.js's getPrototypeOf trap answers
+	t.obj = o
 	return o
+}
+
+// trap returns trap k as a goja.Callable, making the traps on first use.
+func (t *toolsObject) trap(k int) goja.Callable {
+	if t.fns[k] == nil {
+		mk, ok := goja.AssertFunction(t.makeTraps)
+		if !ok { // makeTools checked
+			panic(t.v.rt.NewTypeError("tools: the traps' maker is not a function"))
+		}
+		traps, err := mk(goja.Undefined())
+		if err != nil {
+			panic(err) // an interrupt: the touching code's
+		}
+		o := traps.ToObject(t.v.rt)
+		for i, name := range toolsTraps {
+			fn, ok := goja.AssertFunction(o.Get(name))
+			if !ok {
+				panic(t.v.rt.NewTypeError("tools: no " + name + " trap"))
+			}
+			t.fns[i] = fn
+		}
+	}
+	return t.fns[k]
 }
 
 // call calls a trap; an exception (an interrupt) propagates to the
@@ -831,7 +865,7 @@ func (t *toolsObject) Get(key string) goja.Value {
 	if val, ok := t.got[key]; ok {
 		return val
 	}
-	val := t.call(t.get, goja.Undefined(), t.v.rt.ToValue(key))
+	val := t.call(t.trap(0), goja.Undefined(), t.v.rt.ToValue(key))
 	if val == nil || goja.IsUndefined(val) {
 		val = nil
 	}
@@ -840,7 +874,9 @@ func (t *toolsObject) Get(key string) goja.Value {
 		// the name is a tool's): not kept, as on wazero.
 		return val
 	}
-	if len(t.got) >= 1024 { // names a program invented
+	if t.got == nil {
+		t.got = map[string]goja.Value{}
+	} else if len(t.got) >= 1024 { // names a program invented
 		clear(t.got)
 	}
 	t.got[key] = val
@@ -857,11 +893,11 @@ var objectProtoNames = map[string]bool{
 }
 
 func (t *toolsObject) Has(key string) bool {
-	return t.call(t.has, goja.Undefined(), t.v.rt.ToValue(key)).ToBoolean()
+	return t.call(t.trap(1), goja.Undefined(), t.v.rt.ToValue(key)).ToBoolean()
 }
 
 func (t *toolsObject) Keys() []string {
-	list, _ := t.call(t.keys).Export().([]any)
+	list, _ := t.call(t.trap(2)).Export().([]any)
 	out := make([]string, 0, len(list))
 	for _, k := range list {
 		if s, ok := k.(string); ok {

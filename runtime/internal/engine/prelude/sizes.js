@@ -53,31 +53,37 @@ function snapshot() { return setProto([], null); }
 
 // Proxies the program creates are remembered, so that a check can tell a
 // genuine array (whose length reads run no program code, so the built-in
-// reads what the check read) from a proxy of one.
-var proxies = null;
-function noteProxy(p) {
-  if (proxies === null) proxies = new WeakSetCtor();
-  ReflectApply(weakAdd, proxies, [p]);
-  return p;
-}
+// reads what the check read) from a proxy of one; an engine whose glue
+// declares hostIsProxy(v) (goja) tells a proxy itself, and neither Proxy
+// nor Proxy.revocable is wrapped.
+var proxies = null, nativeIsProxy = typeof hostIsProxy === "function";
 function isGenuineArray(v) {
-  return isArray(v) && (proxies === null || !ReflectApply(weakHas, proxies, [v]));
+  if (!isArray(v)) return false;
+  if (nativeIsProxy) return !hostIsProxy(v);
+  return proxies === null || !ReflectApply(weakHas, proxies, [v]);
 }
-var proxyRevocable = ProxyCtor.revocable;
-defineProperty(ProxyCtor, "revocable", {
-  value: hide({
-    revocable(target, handler) {
-      var r = ReflectApply(proxyRevocable, ProxyCtor, [target, handler]);
-      noteProxy(r.proxy);
-      return r;
-    }
-  }.revocable),
-  writable: true, configurable: true, enumerable: false
-});
-defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
-  __proto__: null,
-  construct: function (t, args, nt) { return noteProxy(ReflectConstruct(t, args, nt)); }
-}));
+if (!nativeIsProxy) {
+  var noteProxy = function (p) {
+    if (proxies === null) proxies = new WeakSetCtor();
+    ReflectApply(weakAdd, proxies, [p]);
+    return p;
+  };
+  var proxyRevocable = ProxyCtor.revocable;
+  defineProperty(ProxyCtor, "revocable", {
+    value: hide({
+      revocable(target, handler) {
+        var r = ReflectApply(proxyRevocable, ProxyCtor, [target, handler]);
+        noteProxy(r.proxy);
+        return r;
+      }
+    }.revocable),
+    writable: true, configurable: true, enumerable: false
+  });
+  defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
+    __proto__: null,
+    construct: function (t, args, nt) { return noteProxy(ReflectConstruct(t, args, nt)); }
+  }));
+}
 
 // Strings are UTF-16 in the worst case: 2 bytes a character. The receiver
 // and the arguments are converted here, once; the built-in gets
@@ -97,15 +103,18 @@ if (typeof nativeSizeChecks !== "function") install(String.prototype, {
     return ReflectApply(repeatF, s, [n]);
   }
 }.repeat);
-function pad(f, what, self, maxLength, fillString) {
-  if (self === null || self === undefined) return ReflectApply(f, self, []);
-  var s = toStr(self), n = +maxLength, fill = fillString === undefined ? undefined : toStr(fillString);
-  // Nothing is allocated when the string is long enough already or the
-  // filler is empty (the built-in returns the string as it is).
-  if (fill !== "" && toLen(n) > s.length) tooBig(what, toLen(n) * 2);
-  return ReflectApply(f, s, [n, fill]);
-}
+// (pad and concatPart are made only where the wrappers are: each function
+// costs every goja runtime ~400 bytes.)
+var pad = null;
 if (typeof nativeSizeChecks !== "function") {
+  pad = function (f, what, self, maxLength, fillString) {
+    if (self === null || self === undefined) return ReflectApply(f, self, []);
+    var s = toStr(self), n = +maxLength, fill = fillString === undefined ? undefined : toStr(fillString);
+    // Nothing is allocated when the string is long enough already or the
+    // filler is empty (the built-in returns the string as it is).
+    if (fill !== "" && toLen(n) > s.length) tooBig(what, toLen(n) * 2);
+    return ReflectApply(f, s, [n, fill]);
+  };
   install(String.prototype, { padStart(maxLength) { return pad(padStartF, "padStart()", this, maxLength, arguments[1]); } }.padStart);
   install(String.prototype, { padEnd(maxLength) { return pad(padEndF, "padEnd()", this, maxLength, arguments[1]); } }.padEnd);
 }
@@ -115,11 +124,13 @@ if (typeof nativeSizeChecks !== "function") {
 // 16 MiB)) succeeded at 800 MiB of characters where goja refused it.)
 // QuickJS compiles a template literal to a call of concat, so toStr
 // (a template) cannot be used here: String() is ToString but for symbols.
-var concatBuiltin, StringFn;
-if (typeof nativeSizeChecks !== "function") concatBuiltin = String.prototype.concat, StringFn = String;
-function concatPart(v) {
-  if (typeof v === "symbol") throw new TypeErrorCtor("cannot convert a Symbol value to a string");
-  return typeof v === "string" ? v : StringFn(v);
+var concatBuiltin, StringFn, concatPart = null;
+if (typeof nativeSizeChecks !== "function") {
+  concatBuiltin = String.prototype.concat, StringFn = String;
+  concatPart = function (v) {
+    if (typeof v === "symbol") throw new TypeErrorCtor("cannot convert a Symbol value to a string");
+    return typeof v === "string" ? v : StringFn(v);
+  };
 }
 if (typeof nativeSizeChecks !== "function") install(String.prototype, {
   concat(str) {
