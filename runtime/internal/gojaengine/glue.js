@@ -1,5 +1,5 @@
 // glue.js (goja): the natives are Go functions, passed as
-// native = [emit(level, text), reserve(what, bytes, buffer),
+// native = [undefined (emit: console's methods are Go functions), reserve(what, bytes, buffer),
 // refusal(name) → the run's refusal past its limit, call(name, json) → promise,
 // tools() → the run's tool names, makeTools(makeTraps) → the global tools,
 // service(op, arg) → the web and Intl host functions' answer,
@@ -7,7 +7,7 @@
 // console(format) → console's methods, hide(f) → f's source hidden,
 // isArrayValues(method) → plainArrayIteration below,
 // hostLazyArray(names, build) → whether the runtime makes those methods on first touch,
-// isProxy(v) → whether v is a Proxy], and
+// isProxy(v) → whether v is a Proxy, intrinsic(name) → the realm's built-in], and
 // goja's own size checks: goja has no per-runtime memory cap, and an
 // allocation the Go runtime cannot satisfy kills the whole process, so
 // every built-in that can allocate by a size the program sets is checked
@@ -30,6 +30,10 @@ function hostLazy(names, build) { return native[9](names, build, hide); }
 // buildArrayMethod); sizes.js's checks, then the guards below.
 // (A declaration: sizes.js calls it before this file runs.)
 function hostLazyArray(names, build) { return native[13](names, build); }
+// hostIntrinsic(name): the realm's WeakSet, WeakMap and their methods,
+// pristine, made when common.js's weakLoad first needs them (goja's
+// Runtime.Intrinsic; a declaration: common.js reads it first).
+function hostIntrinsic(name) { return native[15](name); }
 // hostIsProxy(v): goja knows a Proxy when it sees one, so sizes.js
 // neither wraps Proxy nor remembers the proxies a program makes (a
 // declaration: sizes.js reads it before this file runs).

@@ -108,3 +108,24 @@ func TestLazyArrayMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestWeakIntrinsics: the weak collections the prelude marks its errors
+// with are made on first use from the realm's intrinsics (glue.js's
+// hostIntrinsic), so a program that replaced them first changes nothing.
+func TestWeakIntrinsics(t *testing.T) {
+	eng, err := New(Options{MemoryLimit: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	sabotage := `WeakSet.prototype.add = WeakSet.prototype.has = WeakMap.prototype.get = WeakMap.prototype.set = function () { throw new Error("replaced") }; globalThis.WeakSet = globalThis.WeakMap = null;`
+	for _, c := range []struct{ src, code string }{
+		{sabotage + `const a = []; a.length = 2 ** 32 - 1; a.sort()`, "MEMORY_LIMIT"},
+		{sabotage + `await tools.no_such_tool({})`, "UNKNOWN_TOOL"},
+	} {
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err == nil || string(o.Err.Code) != c.code {
+			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.code)
+		}
+	}
+}

@@ -308,12 +308,7 @@ func (d *driver) newVM() (*vm, error) {
 	// ToValue would name each after its Go symbol.)
 	nf := func(f func(goja.FunctionCall) goja.Value) any { return rt.NewNativeFunction(f, "", 0) }
 	natives := rt.NewArray(
-		nf(func(c goja.FunctionCall) goja.Value { // emit(level, text)
-			if r := v.run; r != nil {
-				r.Log(c.Argument(0).String(), c.Argument(1).String())
-			}
-			return goja.Undefined()
-		}),
+		goja.Undefined(), // emit: console's methods are Go functions (vm.console)
 		nf(func(c goja.FunctionCall) goja.Value { // reserve(what, bytes, buffer)
 			return rt.ToValue(v.reserve(c.Argument(0).String(), c.Argument(1).ToFloat(), c.Argument(2).ToBoolean()))
 		}),
@@ -370,6 +365,12 @@ func (d *driver) newVM() (*vm, error) {
 		nf(v.hostLazyArray), // hostLazyArray(names, build)
 		nf(func(c goja.FunctionCall) goja.Value { // isProxy(v)
 			return rt.ToValue(goja.IsProxy(c.Argument(0)))
+		}),
+		nf(func(c goja.FunctionCall) goja.Value { // intrinsic(name)
+			if val := rt.Intrinsic(c.Argument(0).String()); val != nil {
+				return val
+			}
+			panic(rt.NewTypeError("no intrinsic " + c.Argument(0).String()))
 		}),
 	)
 	entries, err := fn(goja.Undefined(), natives)

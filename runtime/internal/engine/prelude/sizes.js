@@ -23,7 +23,10 @@ function tooBig(what, bytes, buffer) {
 // refuseSize throws a size check's refusal.
 function refuseSize(msg) {
   var e = new RangeErrorCtor(msg);
-  if (budgetErrors === null) budgetErrors = new WeakSetCtor();
+  if (budgetErrors === null) {
+    weakLoad();
+    budgetErrors = new WeakSetCtor();
+  }
   ReflectApply(weakAdd, budgetErrors, [e]);
   throw e;
 }
@@ -64,7 +67,10 @@ function isGenuineArray(v) {
 }
 if (!nativeIsProxy) {
   var noteProxy = function (p) {
-    if (proxies === null) proxies = new WeakSetCtor();
+    if (proxies === null) {
+      weakLoad();
+      proxies = new WeakSetCtor();
+    }
     ReflectApply(weakAdd, proxies, [p]);
     return p;
   };

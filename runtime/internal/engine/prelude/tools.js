@@ -42,7 +42,10 @@ function bindingError(code, message, info) {
     err.info = info;
     try { host.info = jsonParse(jsonStringify(info)); } catch (e) {} // a copy the program never sees
   }
-  if (bindingErrors === null) bindingErrors = new WeakMapCtor();
+  if (bindingErrors === null) {
+    weakLoad();
+    bindingErrors = new WeakMapCtor();
+  }
   ReflectApply(weakSet, bindingErrors, [err, host]);
   return err;
 }
