@@ -21,8 +21,10 @@ import (
 //	hostCall(name, json)         a nested call, to Run.Call: its promise,
 //	                             or undefined when the run has ended
 //	hostTools()                  the run's tool names, when begin had none
-//	makeTools(traps)             the global `tools`, with the semantics of traps
-//	                             (new Proxy({}, traps), or a native equivalent)
+//	makeTools(makeTraps)         the global `tools`, with the semantics of the
+//	                             traps makeTraps() returns (new Proxy({},
+//	                             makeTraps()), or a native equivalent that
+//	                             may call makeTraps on first use)
 //	reserve(what, bytes, buffer) why an allocation breaks the budget, or ""
 //	hostTimer(id, ms, fire, rearm), hostClearTimer(id)
 //	                             the run's timers (see timers.js)

@@ -1682,7 +1682,11 @@ func (r *Runtime) getArrayPrototype() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.ArrayPrototype = ret
-		r.newTemplatedArrayObject(getArrayProtoTemplate(), ret)
+		tmpl := r.arrayProtoTmpl // codemode patch: an embedder's methods (lazy_proto.go)
+		if tmpl == nil {
+			tmpl = getArrayProtoTemplate()
+		}
+		r.newTemplatedArrayObject(tmpl, ret)
 	}
 	return ret
 }

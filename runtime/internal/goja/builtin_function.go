@@ -306,20 +306,24 @@ func (r *Runtime) createFunction(v *Object) objectImpl {
 	return r.newNativeFuncConstructObj(v, r.builtin_Function, "Function", r.getFunctionPrototype(), 1)
 }
 
+// codemode patch: %AsyncFunction.prototype% is an object template
+// (proto_templates.go): every runtime that runs an async function makes
+// it, and its constructor, AsyncFunction (~10 allocations), is made only
+// when read.
+var asyncFunctionProtoTemplate lazyTemplate
+
+func init() { asyncFunctionProtoTemplate.make = makeAsyncFunctionProtoTemplate }
+
+func makeAsyncFunctionProtoTemplate() *objectTemplate {
+	t := newObjectTemplate()
+	t.protoFactory = func(r *Runtime) *Object { return r.getFunctionPrototype() }
+	t.putStr("constructor", func(r *Runtime) Value { return valueProp(r.getAsyncFunction(), true, false, true) })
+	t.putSym(SymToStringTag, func(*Runtime) Value { return valueProp(asciiString(classAsyncFunction), false, false, true) })
+	return t
+}
+
 func (r *Runtime) createAsyncFunctionProto(val *Object) objectImpl {
-	o := &baseObject{
-		class:      classObject,
-		val:        val,
-		extensible: true,
-		prototype:  r.getFunctionPrototype(),
-	}
-	o.init()
-
-	o._putProp("constructor", r.getAsyncFunction(), true, false, true)
-
-	o._putSym(SymToStringTag, valueProp(asciiString(classAsyncFunction), false, false, true))
-
-	return o
+	return r.newTemplatedObject(asyncFunctionProtoTemplate.get(), val)
 }
 
 func (r *Runtime) getAsyncFunctionPrototype() *Object {

@@ -235,7 +235,7 @@ func (r *Runtime) builtin_newWeakMap(args []Value, newTarget *Object) *Object {
 	if newTarget == nil {
 		panic(r.needNew("WeakMap"))
 	}
-	proto := r.getPrototypeFromCtor(newTarget, r.global.WeakMap, r.global.WeakMapPrototype)
+	proto := r.getPrototypeFromCtor(newTarget, r.global.WeakMap, r.getWeakMapPrototype()) // codemode patch: the prototype is a template, made on first use (proto_templates.go)
 	o := &Object{runtime: r}
 
 	wmo := &weakMapObject{}

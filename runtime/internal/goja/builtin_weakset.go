@@ -52,7 +52,7 @@ func (r *Runtime) builtin_newWeakSet(args []Value, newTarget *Object) *Object {
 	if newTarget == nil {
 		panic(r.needNew("WeakSet"))
 	}
-	proto := r.getPrototypeFromCtor(newTarget, r.global.WeakSet, r.global.WeakSetPrototype)
+	proto := r.getPrototypeFromCtor(newTarget, r.global.WeakSet, r.getWeakSetPrototype()) // codemode patch: the prototype is a template, made on first use (proto_templates.go)
 	o := &Object{runtime: r}
 
 	wso := &weakSetObject{}

@@ -29,10 +29,19 @@ type LazyGlobals struct {
 // NewLazyGlobals returns the template of goja's global object with names
 // added. It panics if a name is one of goja's own globals or repeated.
 func NewLazyGlobals(names ...string) *LazyGlobals {
+	return NewLazyGlobalsFixed(names, nil)
+}
+
+// NewLazyGlobalsFixed is NewLazyGlobals with, besides names, the names in
+// fixed: globals that are read-only and non-configurable (the embedder's
+// build gives their value when one is first touched: an embedder that
+// defines such a global in every runtime, as defineProperty would, saves
+// the global object its own copy of the template's list of names).
+func NewLazyGlobalsFixed(names, fixed []string) *LazyGlobals {
 	base := getGlobalObjectTemplate()
 	t := &objectTemplate{
-		propNames:    append(make([]unistring.String, 0, len(base.propNames)+len(names)), base.propNames...),
-		props:        make(map[unistring.String]templatePropFactory, len(base.props)+len(names)),
+		propNames:    append(make([]unistring.String, 0, len(base.propNames)+len(names)+len(fixed)), base.propNames...),
+		props:        make(map[unistring.String]templatePropFactory, len(base.props)+len(names)+len(fixed)),
 		symProps:     base.symProps,
 		symPropNames: base.symPropNames,
 		protoFactory: base.protoFactory,
@@ -45,7 +54,14 @@ func NewLazyGlobals(names ...string) *LazyGlobals {
 		if _, dup := t.props[name]; dup {
 			panic(fmt.Sprintf("goja: lazy global %q is already a global", n))
 		}
-		t.putStr(name, func(r *Runtime) Value { return r.buildLazyGlobal(name) })
+		t.putStr(name, func(r *Runtime) Value { return r.buildLazyGlobal(name, true) })
+	}
+	for _, n := range fixed {
+		name := unistring.NewFromString(n)
+		if _, dup := t.props[name]; dup {
+			panic(fmt.Sprintf("goja: lazy global %q is already a global", n))
+		}
+		t.putStr(name, func(r *Runtime) Value { return r.buildLazyGlobal(name, false) })
 	}
 	return &LazyGlobals{tmpl: t}
 }
@@ -68,7 +84,7 @@ func (r *Runtime) SetLazyGlobals(l *LazyGlobals, build func(name string) Value) 
 	return nil
 }
 
-func (r *Runtime) buildLazyGlobal(name unistring.String) Value {
+func (r *Runtime) buildLazyGlobal(name unistring.String, writable bool) Value {
 	if r.lazyGlobal == nil {
 		return nil
 	}
@@ -83,5 +99,5 @@ func (r *Runtime) buildLazyGlobal(name unistring.String) Value {
 	if v == nil {
 		return nil
 	}
-	return valueProp(v, true, false, true)
+	return valueProp(v, writable, false, writable)
 }

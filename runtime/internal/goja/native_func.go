@@ -24,3 +24,39 @@ func (r *Runtime) NewSyntaxError(msg string) *Object {
 func (r *Runtime) NewRangeError(msg string) *Object {
 	return r.builtin_new(r.getRangeError(), []Value{newStringValue(msg)})
 }
+
+// IsProxy reports whether v is a Proxy exotic object (revoked or not),
+// without running any program code (a trap) to answer.
+func IsProxy(v Value) bool {
+	o, ok := v.(*Object)
+	if !ok {
+		return false
+	}
+	_, ok = o.self.(*proxyObject)
+	return ok
+}
+
+// Intrinsic returns the realm's built-in of the name given, as the realm
+// made it, whatever a program did to the globals and prototypes since: a
+// constructor is the realm's own object (WeakSet, WeakMap), a method a new
+// function object of the same built-in (WeakSet.prototype.add and has,
+// WeakMap.prototype.get and set), which Reflect.apply runs with the
+// built-in's own steps. nil for any other name. (An embedder that captures
+// built-ins for later use need not read them before a program runs.)
+func (r *Runtime) Intrinsic(name string) Value {
+	switch name {
+	case "WeakSet":
+		return r.getWeakSet()
+	case "WeakSet.prototype.add":
+		return r.newNativeFunc(r.weakSetProto_add, "add", 1)
+	case "WeakSet.prototype.has":
+		return r.newNativeFunc(r.weakSetProto_has, "has", 1)
+	case "WeakMap":
+		return r.getWeakMap()
+	case "WeakMap.prototype.get":
+		return r.newNativeFunc(r.weakMapProto_get, "get", 1)
+	case "WeakMap.prototype.set":
+		return r.newNativeFunc(r.weakMapProto_set, "set", 2)
+	}
+	return nil
+}

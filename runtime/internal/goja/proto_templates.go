@@ -269,3 +269,12 @@ func (r *Runtime) newTemplatedConstructOnly(l *lazyTemplate, val *Object, ctor f
 		return ctor(args, newTarget)
 	})
 }
+
+// WarmAsync makes what the first async function a runtime runs makes
+// besides its own objects (%AsyncFunction.prototype%, Promise.prototype),
+// so that an embedder that builds runtimes ahead of their programs need
+// not run a throwaway async function for it.
+func (r *Runtime) WarmAsync() {
+	r.getAsyncFunctionPrototype()
+	r.getPromisePrototype()
+}

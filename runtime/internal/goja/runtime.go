@@ -188,9 +188,12 @@ type Runtime struct {
 	allocCheck func(int64) error // codemode patch: SetAllocationCheck (alloc.go)
 	allocMin   int64
 
-	lazyGlobal   func(name string) Value        // codemode patch: the embedder's lazy globals (lazy_globals.go)
-	lazyBuilding []unistring.String             // codemode patch: lazy globals being built
-	functionGate func(what, src string) *Object // codemode patch: SetFunctionGate
+	lazyGlobal   func(name string) Value // codemode patch: the embedder's lazy globals (lazy_globals.go)
+	lazyBuilding []unistring.String      // codemode patch: lazy globals being built
+
+	arrayProtoTmpl *objectTemplate                        // codemode patch: Array.prototype's template with the embedder's methods (lazy_proto.go)
+	lazyArrayProto func(name string, builtin Value) Value // codemode patch: lazy_proto.go
+	functionGate   func(what, src string) *Object         // codemode patch: SetFunctionGate
 
 	sizeCheck        SizeCheck        // codemode patch: sizecheck.go
 	typedArraySource TypedArraySource // codemode patch: sizecheck.go

@@ -76,3 +76,56 @@ func TestFunctionGate(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyArrayMethods: the guards and checks a goja runtime makes on
+// Array.prototype's first touch of a method (vm.go's lazyArrayNames) look
+// to a program as if installed at setup, whichever is touched first.
+func TestLazyArrayMethods(t *testing.T) {
+	eng, err := New(Options{MemoryLimit: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for _, c := range []struct{ src, want string }{
+		{`return [Array.prototype[Symbol.iterator] === Array.prototype.values, String(Array.prototype.map), Array.prototype.map.name, Array.prototype.map.length, Array.prototype.toSpliced.length]`,
+			`[true,"function map() { [native code] }","map",1,2]`},
+		{`const it = Array.prototype[Symbol.iterator]; return [it === Array.prototype.values, it.name]`, `[true,"values"]`},
+		{`const d = Object.getOwnPropertyDescriptor(Array.prototype, "sort"); return [typeof d.value, d.writable, d.enumerable, d.configurable, "prototype" in d.value]`, `["function",true,false,true,false]`},
+		{`return [Object.getOwnPropertyNames(Array.prototype).includes("includes"), Object.keys(Array.prototype).length]`, `[true,0]`},
+		{`delete Array.prototype.map; return typeof [].map`, `"undefined"`},
+		{`return typeof [].map`, `"function"`}, // a new runtime
+		{`Array.prototype.values = function () { return [][Symbol.iterator].call(["x"]) }; return [...[1, 2]]`, `[1,2]`},
+		{`return [[3, 1, 2].sort(), [1, 2, 3].map(x => x * 2), [1, 2].includes(2), [1, 2].indexOf(2), [..."ab"].entries().next().value, [1, 2].toSorted((a, b) => b - a), [0, 0].fill(7)]`,
+			`[[1,2,3],[2,4,6],true,1,[0,"a"],[2,1],[7,7]]`},
+		{`const a = []; a.length = 2 ** 32 - 1; try { a.sort(); return "sorted" } catch (e) { return e.name }`, `"RangeError"`},
+		{`try { Array.prototype.fill.call({ length: 2 ** 53 - 1 }, 0); return "filled" } catch (e) { return e.name }`, `"RangeError"`},
+		{`return Array.prototype.lastIndexOf.call({ length: 2 ** 53 - 1, [2 ** 53 - 2]: "x" }, "x")`, `9007199254740990`},
+		{`return Array.from(new Set([1, 2, 2]))`, `[1,2]`},
+	} {
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err != nil || string(o.Value) != c.want {
+			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.want)
+		}
+	}
+}
+
+// TestWeakIntrinsics: the weak collections the prelude marks its errors
+// with are made on first use from the realm's intrinsics (glue.js's
+// hostIntrinsic), so a program that replaced them first changes nothing.
+func TestWeakIntrinsics(t *testing.T) {
+	eng, err := New(Options{MemoryLimit: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	sabotage := `WeakSet.prototype.add = WeakSet.prototype.has = WeakMap.prototype.get = WeakMap.prototype.set = function () { throw new Error("replaced") }; globalThis.WeakSet = globalThis.WeakMap = null;`
+	for _, c := range []struct{ src, code string }{
+		{sabotage + `const a = []; a.length = 2 ** 32 - 1; a.sort()`, "MEMORY_LIMIT"},
+		{sabotage + `await tools.no_such_tool({})`, "UNKNOWN_TOOL"},
+	} {
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err == nil || string(o.Err.Code) != c.code {
+			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.code)
+		}
+	}
+}

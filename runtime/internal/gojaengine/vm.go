@@ -23,7 +23,6 @@ var glue string
 var (
 	preludeOnce sync.Once
 	preludePrg  *goja.Program
-	warmPrg     *goja.Program
 	preludeErr  error
 )
 
@@ -32,18 +31,9 @@ var (
 func compiledPrelude() (*goja.Program, error) {
 	preludeOnce.Do(func() {
 		preludePrg, preludeErr = goja.Compile(engine.PreludeName, engine.Prelude(glue), true)
-		if preludeErr == nil {
-			warmPrg, preludeErr = goja.Compile("codemode:warm", warmSource, false)
-		}
 	})
 	return preludePrg, preludeErr
 }
-
-// warmSource builds, in a pooled runtime, the lazily created built-ins that
-// every program needs (async functions, promises and their jobs), so that
-// the program does not pay for them on the request path. Nothing else is
-// built ahead: most programs never touch most built-ins.
-const warmSource = "(async function(){ await null })()"
 
 // lazyNames are the prelude's globals (lazyGlobals in common.js) that a
 // goja runtime builds only when a program first touches them: withheld
@@ -54,10 +44,15 @@ const warmSource = "(async function(){ await null })()"
 var lazyNames = []string{
 	"require", "importScripts", "fetch", "XMLHttpRequest", "WebSocket", "setImmediate", "clearImmediate", // globals.js
 	"setTimeout", "setInterval", "clearTimeout", "clearInterval", // timers.js
-	"console", // console.js
+	"queueMicrotask", // globals.js
+	"console",        // console.js
 }
 
-var lazyGlobals = goja.NewLazyGlobals(lazyNames...)
+// The global tools is in the template too, read-only and non-configurable
+// (as tools.js defines it), its value the one makeTools made: a global
+// added at setup gave the global object its own copy of the template's
+// list of names (~1.4 KB) in every runtime.
+var lazyGlobals = goja.NewLazyGlobalsFixed(lazyNames, []string{"tools"})
 
 // lazyBuild is a lazy global's builder, as the prelude registered it
 // (made callable when a program first touches the global: most never do).
@@ -69,6 +64,12 @@ type lazyBuild struct {
 // buildGlobal builds a lazy global on its first touch: its builder's
 // value, hidden as the prelude hides what it defines.
 func (v *vm) buildGlobal(name string) goja.Value {
+	if name == "tools" {
+		if v.tools == nil {
+			return nil // not made yet: tools.js defines it as it would any global
+		}
+		return v.tools.obj
+	}
 	for _, l := range v.lazy {
 		if l.name != name {
 			continue
@@ -117,6 +118,105 @@ func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
 		v.lazy = append(v.lazy, lazyBuild{names.Get(strconv.FormatInt(i, 10)).String(), build})
 	}
 	return v.rt.ToValue(true)
+}
+
+// lazyArrayNames are the Array.prototype methods the prelude replaces
+// (sizes.js's checks, the glue's guards), which a goja runtime makes only
+// when something first touches them: as for the lazy globals, a realm
+// built per call paid for each at setup, the built-in and its
+// replacement, and most programs call none of them. Symbol.iterator is
+// the guard of values (goja.LazyArrayProtoIterator).
+var lazyArrayNames = []string{
+	"map", "sort", "toReversed", "keys", "values", "entries", "toSpliced", "with", // the glue's guards
+	"indexOf", "lastIndexOf", "includes", // the glue's walkers
+	"toSorted", "fill", // sizes.js's checks (and sort)
+}
+
+var lazyArrayProto = goja.NewLazyArrayProto(append(lazyArrayNames[:len(lazyArrayNames):len(lazyArrayNames)], goja.LazyArrayProtoIterator)...)
+
+// arrayBuild is a builder the prelude registered for an Array.prototype
+// method (hostLazyArray): made callable on first use.
+type arrayBuild struct {
+	names *goja.Object
+	build goja.Value
+	fn    goja.Callable
+}
+
+// hostLazyArray is the native behind the glue's hostLazyArray(names,
+// build): it takes the names if every one is in lazyArrayNames. Builders
+// registered for one name apply in order (sizes.js's sort check, then the
+// glue's guard in front of it).
+func (v *vm) hostLazyArray(c goja.FunctionCall) goja.Value {
+	names, ok := c.Argument(0).(*goja.Object)
+	build := c.Argument(1)
+	if !ok || !isFunction(build) {
+		return v.rt.ToValue(false)
+	}
+	n := names.Get("length").ToInteger()
+	if n <= 0 || n > int64(len(lazyArrayNames)) {
+		return v.rt.ToValue(false)
+	}
+	for i := range n {
+		if !slices.Contains(lazyArrayNames, names.Get(strconv.FormatInt(i, 10)).String()) {
+			return v.rt.ToValue(false)
+		}
+	}
+	v.arrayLazy = append(v.arrayLazy, arrayBuild{names: names, build: build})
+	return v.rt.ToValue(true)
+}
+
+// buildArrayMethod makes an Array.prototype method on its first touch:
+// the builtin through each builder registered for the name, in order.
+// Symbol.iterator and values are one guard, which goja's fast paths take
+// as the built-in iteration (SetArrayValuesAlias).
+func (v *vm) buildArrayMethod(name string, builtin goja.Value) goja.Value {
+	if name == goja.LazyArrayProtoIterator {
+		name = "values"
+	}
+	if name == "values" && v.valuesGuard != nil {
+		return v.valuesGuard
+	}
+	val := builtin
+	var key goja.Value
+	for i := range v.arrayLazy {
+		b := &v.arrayLazy[i]
+		if !b.has(name) {
+			continue
+		}
+		if b.fn == nil {
+			fn, ok := goja.AssertFunction(b.build)
+			if !ok { // hostLazyArray checked
+				panic(v.rt.NewTypeError("Array.prototype." + name + ": the builder is not a function"))
+			}
+			b.fn = fn
+		}
+		if key == nil {
+			key = v.rt.ToValue(name)
+		}
+		out, err := b.fn(goja.Undefined(), key, val)
+		if err != nil {
+			panic(err) // an interrupt, or the builder's exception: the touching code's
+		}
+		val = out
+	}
+	if name == "values" {
+		v.valuesGuard = val
+		if o, ok := val.(*goja.Object); ok && val != builtin {
+			v.rt.SetArrayValuesAlias(o)
+		}
+	}
+	return val
+}
+
+// has reports whether name is one of the builder's names.
+func (b *arrayBuild) has(name string) bool {
+	n := b.names.Get("length").ToInteger()
+	for i := range n {
+		if b.names.Get(strconv.FormatInt(i, 10)).String() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // isFunction is typeof f === "function", without making a goja.Callable.
@@ -175,9 +275,12 @@ type vm struct {
 	hasGlobals bool
 	frames     []goja.StackFrame // scratch for callLine
 
-	lazy    []lazyBuild // the lazy globals' builders (buildGlobal)
-	hide    goja.Value  // the prelude's hide
-	refusal goja.Value  // the run's rejected promise for calls past its limit (Run.Refused)
+	lazy []lazyBuild // the lazy globals' builders (buildGlobal)
+
+	arrayLazy   []arrayBuild // the Array.prototype methods' builders (buildArrayMethod)
+	valuesGuard goja.Value   // Array.prototype.values and [Symbol.iterator], once made
+	hide        goja.Value   // the prelude's hide
+	refusal     goja.Value   // the run's rejected promise for calls past its limit (Run.Refused)
 }
 
 type resolvers struct{ resolve, reject func(any) error }
@@ -200,6 +303,9 @@ func (d *driver) newVM() (*vm, error) {
 	if err := rt.SetLazyGlobals(lazyGlobals, v.buildGlobal); err != nil {
 		return nil, err
 	}
+	if err := rt.SetLazyArrayProto(lazyArrayProto, v.buildArrayMethod); err != nil {
+		return nil, err
+	}
 
 	setup, err := rt.RunProgram(prg)
 	if err != nil {
@@ -213,12 +319,7 @@ func (d *driver) newVM() (*vm, error) {
 	// ToValue would name each after its Go symbol.)
 	nf := func(f func(goja.FunctionCall) goja.Value) any { return rt.NewNativeFunction(f, "", 0) }
 	natives := rt.NewArray(
-		nf(func(c goja.FunctionCall) goja.Value { // emit(level, text)
-			if r := v.run; r != nil {
-				r.Log(c.Argument(0).String(), c.Argument(1).String())
-			}
-			return goja.Undefined()
-		}),
+		goja.Undefined(), // emit: console's methods are Go functions (vm.console)
 		nf(func(c goja.FunctionCall) goja.Value { // reserve(what, bytes, buffer)
 			return rt.ToValue(v.reserve(c.Argument(0).String(), c.Argument(1).ToFloat(), c.Argument(2).ToBoolean()))
 		}),
@@ -238,8 +339,8 @@ func (d *driver) newVM() (*vm, error) {
 			}
 			return v.names
 		}),
-		nf(func(c goja.FunctionCall) goja.Value { // makeTools(traps)
-			return v.makeTools(c.Argument(0).ToObject(rt))
+		nf(func(c goja.FunctionCall) goja.Value { // makeTools(makeTraps)
+			return v.makeTools(c.Argument(0))
 		}),
 		nf(v.timer), // timer(id, ms, fire, rearm)
 		nf(func(c goja.FunctionCall) goja.Value { // clearTimer(id)
@@ -272,6 +373,16 @@ func (d *driver) newVM() (*vm, error) {
 		nf(func(c goja.FunctionCall) goja.Value { // isArrayValues(method)
 			return rt.ToValue(rt.IsArrayValues(c.Argument(0)))
 		}),
+		nf(v.hostLazyArray), // hostLazyArray(names, build)
+		nf(func(c goja.FunctionCall) goja.Value { // isProxy(v)
+			return rt.ToValue(goja.IsProxy(c.Argument(0)))
+		}),
+		nf(func(c goja.FunctionCall) goja.Value { // intrinsic(name)
+			if val := rt.Intrinsic(c.Argument(0).String()); val != nil {
+				return val
+			}
+			panic(rt.NewTypeError("no intrinsic " + c.Argument(0).String()))
+		}),
 	)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
@@ -289,9 +400,11 @@ func (d *driver) newVM() (*vm, error) {
 	if err := v.gateEval(); err != nil {
 		return nil, fmt.Errorf("goja engine: gating eval: %w", err)
 	}
-	if _, err := rt.RunProgram(warmPrg); err != nil {
-		return nil, fmt.Errorf("goja engine: warming the runtime: %w", err)
-	}
+	// What every program's first async function makes besides its own
+	// objects (the async function prototype, the promise prototype), made
+	// ahead, in the pool, not on the request path. (It ran a throwaway
+	// async function, whose own objects cost every runtime 34 allocations.)
+	rt.WarmAsync()
 	return v, nil
 }
 
@@ -755,24 +868,52 @@ func (v *vm) reserve(what string, bytes float64, buffer bool) string {
 // the prelude's traps (tools.js), so the semantics stay the prelude's, and
 // remembers get's answers for the run.
 type toolsObject struct {
-	v              *vm
-	get, has, keys goja.Callable
-	got            map[string]goja.Value
+	v         *vm
+	obj       *goja.Object     // the global tools
+	makeTraps goja.Value       // tools.js's toolsTraps
+	fns       [3]goja.Callable // its get, has, ownKeys: made on first use
+	got       map[string]goja.Value
 }
 
-func (v *vm) makeTools(traps *goja.Object) goja.Value {
-	t := &toolsObject{v: v, got: map[string]goja.Value{}}
-	for name, f := range map[string]*goja.Callable{"get": &t.get, "has": &t.has, "ownKeys": &t.keys} {
-		fn, ok := goja.AssertFunction(traps.Get(name))
-		if !ok {
-			panic(v.rt.NewTypeError("tools: no " + name + " trap"))
-		}
-		*f = fn
+// toolsTraps are the traps toolsObject calls, by index in fns.
+var toolsTraps = [3]string{"get", "has", "ownKeys"}
+
+func (v *vm) makeTools(makeTraps goja.Value) goja.Value {
+	if !isFunction(makeTraps) {
+		panic(v.rt.NewTypeError("tools: the traps' maker is not a function"))
 	}
+	// (The traps are made, and get's answers kept, only once a program
+	// uses tools: the runtime is built for every per-call program, and
+	// most functions of tools.js serve only the traps.)
+	t := &toolsObject{v: v, makeTraps: makeTraps}
 	v.tools = t
 	o := v.rt.NewDynamicObject(t)
 	o.SetPrototype(nil) // as tools.js's getPrototypeOf trap answers
+	t.obj = o
 	return o
+}
+
+// trap returns trap k as a goja.Callable, making the traps on first use.
+func (t *toolsObject) trap(k int) goja.Callable {
+	if t.fns[k] == nil {
+		mk, ok := goja.AssertFunction(t.makeTraps)
+		if !ok { // makeTools checked
+			panic(t.v.rt.NewTypeError("tools: the traps' maker is not a function"))
+		}
+		traps, err := mk(goja.Undefined())
+		if err != nil {
+			panic(err) // an interrupt: the touching code's
+		}
+		o := traps.ToObject(t.v.rt)
+		for i, name := range toolsTraps {
+			fn, ok := goja.AssertFunction(o.Get(name))
+			if !ok {
+				panic(t.v.rt.NewTypeError("tools: no " + name + " trap"))
+			}
+			t.fns[i] = fn
+		}
+	}
+	return t.fns[k]
 }
 
 // call calls a trap; an exception (an interrupt) propagates to the
@@ -789,7 +930,7 @@ func (t *toolsObject) Get(key string) goja.Value {
 	if val, ok := t.got[key]; ok {
 		return val
 	}
-	val := t.call(t.get, goja.Undefined(), t.v.rt.ToValue(key))
+	val := t.call(t.trap(0), goja.Undefined(), t.v.rt.ToValue(key))
 	if val == nil || goja.IsUndefined(val) {
 		val = nil
 	}
@@ -798,7 +939,9 @@ func (t *toolsObject) Get(key string) goja.Value {
 		// the name is a tool's): not kept, as on wazero.
 		return val
 	}
-	if len(t.got) >= 1024 { // names a program invented
+	if t.got == nil {
+		t.got = map[string]goja.Value{}
+	} else if len(t.got) >= 1024 { // names a program invented
 		clear(t.got)
 	}
 	t.got[key] = val
@@ -815,11 +958,11 @@ var objectProtoNames = map[string]bool{
 }
 
 func (t *toolsObject) Has(key string) bool {
-	return t.call(t.has, goja.Undefined(), t.v.rt.ToValue(key)).ToBoolean()
+	return t.call(t.trap(1), goja.Undefined(), t.v.rt.ToValue(key)).ToBoolean()
 }
 
 func (t *toolsObject) Keys() []string {
-	list, _ := t.call(t.keys).Export().([]any)
+	list, _ := t.call(t.trap(2)).Export().([]any)
 	out := make([]string, 0, len(list))
 	for _, k := range list {
 		if s, ok := k.(string); ok {
@@ -871,13 +1014,8 @@ func (v *vm) callLine(j *engine.Job) int {
 // receiver and steps are goja's own.
 func (v *vm) checkSizes() error {
 	rt := v.rt
-	// The glue's guard of Array.prototype.values (glue.js) is the
-	// built-in for a dense array: goja's fast paths may take it as such.
-	if ap, ok := rt.GlobalObject().Get("Array").ToObject(rt).Get("prototype").(*goja.Object); ok {
-		if values, ok := ap.Get("values").(*goja.Object); ok {
-			rt.SetArrayValuesAlias(values)
-		}
-	}
+	// (The glue's guard of Array.prototype.values is goja's fast paths'
+	// alias of the built-in from when it is made: buildArrayMethod.)
 	throw := func(err error) {
 		var ex *goja.Exception
 		if errors.As(err, &ex) {

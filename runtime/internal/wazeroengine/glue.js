@@ -103,8 +103,8 @@ function hostClearTimer(id) {
 // answers, may change between the runs of a persistent environment). (tools.js calls makeTools before
 // this file runs: these vars have no initialiser, which would reset them.)
 var toolsTarget, toolsMiss, toolsCached, toolsCachedFns;
-function makeTools(traps) {
-  var get = traps.get, handler = { __proto__: null };
+function makeTools(makeTraps) {
+  var traps = makeTraps(), get = traps.get, handler = { __proto__: null };
   keysOf(traps).forEach(function (k) { if (k !== "get") handler[k] = traps[k]; });
   toolsMiss = new ProxyCtor({}, { __proto__: null, get: function (t, k) {
     var v = get(t, k);
@@ -417,5 +417,5 @@ var glueEntries = [
   },
   function globalsJSON() { return jsonStringify(globals()); },
   // formatArgs(...args): a console line that is not plain strings.
-  function formatArgs() { return format(arguments); }
+  function formatArgs() { return consoleLib().format(arguments); }
 ];

@@ -20,8 +20,23 @@ var errorToString = Error.prototype.toString;
 var ReflectConstruct = Reflect.construct, ReflectApply = Reflect.apply, ReflectGet = Reflect.get;
 var ProxyCtor = Proxy;
 var PromiseCtor = Promise, promiseReject = Promise.reject;
-var WeakSetCtor = WeakSet, weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
-var WeakMapCtor = WeakMap, weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
+// The weak collections (the prelude's private marks: size refusals,
+// binding errors, and where the engine has no means of its own, hidden
+// functions and proxies), captured by weakLoad(): now, or, where the glue
+// declares hostIntrinsic(name) (goja: the realm's own, whatever a program
+// did to the globals since), when first needed: most runs mark nothing.
+var WeakSetCtor, weakAdd, weakHas, WeakMapCtor, weakGet, weakSet;
+function weakLoad() {
+  if (WeakSetCtor !== undefined) return;
+  if (typeof hostIntrinsic === "function") {
+    WeakSetCtor = hostIntrinsic("WeakSet"), weakAdd = hostIntrinsic("WeakSet.prototype.add"), weakHas = hostIntrinsic("WeakSet.prototype.has");
+    WeakMapCtor = hostIntrinsic("WeakMap"), weakGet = hostIntrinsic("WeakMap.prototype.get"), weakSet = hostIntrinsic("WeakMap.prototype.set");
+  } else {
+    WeakSetCtor = WeakSet, weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
+    WeakMapCtor = WeakMap, weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
+  }
+}
+if (typeof hostIntrinsic !== "function") weakLoad();
 var SymIter = Symbol.iterator;
 
 function tag(v) {

@@ -1,9 +1,15 @@
 // globals.js: the globals the sandbox adds, withholds or hides.
 
-if (typeof g.queueMicrotask !== "function") {
-  defineGlobal("queueMicrotask", function queueMicrotask(f) {
-    if (typeof f !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
-    PromiseCtor.resolve().then(function () { f(); });
+// queueMicrotask, where the engine has none. An engine whose glue
+// declares hostLazy (goja) has none, and builds it when a program first
+// touches it (lazyGlobals; reading the global here would build it before
+// its builder is registered).
+if (typeof hostLazy === "function" || typeof g.queueMicrotask !== "function") {
+  lazyGlobals(["queueMicrotask"], function () {
+    return function queueMicrotask(f) {
+      if (typeof f !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
+      PromiseCtor.resolve().then(function () { f(); });
+    };
   });
 }
 

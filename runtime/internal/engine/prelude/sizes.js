@@ -23,7 +23,10 @@ function tooBig(what, bytes, buffer) {
 // refuseSize throws a size check's refusal.
 function refuseSize(msg) {
   var e = new RangeErrorCtor(msg);
-  if (budgetErrors === null) budgetErrors = new WeakSetCtor();
+  if (budgetErrors === null) {
+    weakLoad();
+    budgetErrors = new WeakSetCtor();
+  }
   ReflectApply(weakAdd, budgetErrors, [e]);
   throw e;
 }
@@ -53,31 +56,40 @@ function snapshot() { return setProto([], null); }
 
 // Proxies the program creates are remembered, so that a check can tell a
 // genuine array (whose length reads run no program code, so the built-in
-// reads what the check read) from a proxy of one.
-var proxies = null;
-function noteProxy(p) {
-  if (proxies === null) proxies = new WeakSetCtor();
-  ReflectApply(weakAdd, proxies, [p]);
-  return p;
-}
+// reads what the check read) from a proxy of one; an engine whose glue
+// declares hostIsProxy(v) (goja) tells a proxy itself, and neither Proxy
+// nor Proxy.revocable is wrapped.
+var proxies = null, nativeIsProxy = typeof hostIsProxy === "function";
 function isGenuineArray(v) {
-  return isArray(v) && (proxies === null || !ReflectApply(weakHas, proxies, [v]));
+  if (!isArray(v)) return false;
+  if (nativeIsProxy) return !hostIsProxy(v);
+  return proxies === null || !ReflectApply(weakHas, proxies, [v]);
 }
-var proxyRevocable = ProxyCtor.revocable;
-defineProperty(ProxyCtor, "revocable", {
-  value: hide({
-    revocable(target, handler) {
-      var r = ReflectApply(proxyRevocable, ProxyCtor, [target, handler]);
-      noteProxy(r.proxy);
-      return r;
+if (!nativeIsProxy) {
+  var noteProxy = function (p) {
+    if (proxies === null) {
+      weakLoad();
+      proxies = new WeakSetCtor();
     }
-  }.revocable),
-  writable: true, configurable: true, enumerable: false
-});
-defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
-  __proto__: null,
-  construct: function (t, args, nt) { return noteProxy(ReflectConstruct(t, args, nt)); }
-}));
+    ReflectApply(weakAdd, proxies, [p]);
+    return p;
+  };
+  var proxyRevocable = ProxyCtor.revocable;
+  defineProperty(ProxyCtor, "revocable", {
+    value: hide({
+      revocable(target, handler) {
+        var r = ReflectApply(proxyRevocable, ProxyCtor, [target, handler]);
+        noteProxy(r.proxy);
+        return r;
+      }
+    }.revocable),
+    writable: true, configurable: true, enumerable: false
+  });
+  defineGlobal("Proxy", new ProxyCtor(ProxyCtor, {
+    __proto__: null,
+    construct: function (t, args, nt) { return noteProxy(ReflectConstruct(t, args, nt)); }
+  }));
+}
 
 // Strings are UTF-16 in the worst case: 2 bytes a character. The receiver
 // and the arguments are converted here, once; the built-in gets
@@ -97,15 +109,18 @@ if (typeof nativeSizeChecks !== "function") install(String.prototype, {
     return ReflectApply(repeatF, s, [n]);
   }
 }.repeat);
-function pad(f, what, self, maxLength, fillString) {
-  if (self === null || self === undefined) return ReflectApply(f, self, []);
-  var s = toStr(self), n = +maxLength, fill = fillString === undefined ? undefined : toStr(fillString);
-  // Nothing is allocated when the string is long enough already or the
-  // filler is empty (the built-in returns the string as it is).
-  if (fill !== "" && toLen(n) > s.length) tooBig(what, toLen(n) * 2);
-  return ReflectApply(f, s, [n, fill]);
-}
+// (pad and concatPart are made only where the wrappers are: each function
+// costs every goja runtime ~400 bytes.)
+var pad = null;
 if (typeof nativeSizeChecks !== "function") {
+  pad = function (f, what, self, maxLength, fillString) {
+    if (self === null || self === undefined) return ReflectApply(f, self, []);
+    var s = toStr(self), n = +maxLength, fill = fillString === undefined ? undefined : toStr(fillString);
+    // Nothing is allocated when the string is long enough already or the
+    // filler is empty (the built-in returns the string as it is).
+    if (fill !== "" && toLen(n) > s.length) tooBig(what, toLen(n) * 2);
+    return ReflectApply(f, s, [n, fill]);
+  };
   install(String.prototype, { padStart(maxLength) { return pad(padStartF, "padStart()", this, maxLength, arguments[1]); } }.padStart);
   install(String.prototype, { padEnd(maxLength) { return pad(padEndF, "padEnd()", this, maxLength, arguments[1]); } }.padEnd);
 }
@@ -115,11 +130,13 @@ if (typeof nativeSizeChecks !== "function") {
 // 16 MiB)) succeeded at 800 MiB of characters where goja refused it.)
 // QuickJS compiles a template literal to a call of concat, so toStr
 // (a template) cannot be used here: String() is ToString but for symbols.
-var concatBuiltin, StringFn;
-if (typeof nativeSizeChecks !== "function") concatBuiltin = String.prototype.concat, StringFn = String;
-function concatPart(v) {
-  if (typeof v === "symbol") throw new TypeErrorCtor("cannot convert a Symbol value to a string");
-  return typeof v === "string" ? v : StringFn(v);
+var concatBuiltin, StringFn, concatPart = null;
+if (typeof nativeSizeChecks !== "function") {
+  concatBuiltin = String.prototype.concat, StringFn = String;
+  concatPart = function (v) {
+    if (typeof v === "symbol") throw new TypeErrorCtor("cannot convert a Symbol value to a string");
+    return typeof v === "string" ? v : StringFn(v);
+  };
 }
 if (typeof nativeSizeChecks !== "function") install(String.prototype, {
   concat(str) {
@@ -141,41 +158,65 @@ if (typeof nativeSizeChecks !== "function") install(String.prototype, {
 // (goja converts at each comparison instead and could take seconds of CPU
 // before its heap watchdog or the deadline stopped it), so one array gets
 // one answer: 1.5 M numbers are refused at once, MEMORY_LIMIT, on both.
-var sortBuiltin = ArrayProto.sort, toSortedBuiltin = ArrayProto.toSorted, fillF = ArrayProto.fill;
-// (One object literal holds the three: each costs every goja runtime.)
-var arrayChecks = {
-  sort(comparefn) {
-    if (comparefn === undefined && isGenuineArray(this)) tooBig("sort()", this.length * 48);
-    return ReflectApply(sortBuiltin, this, arguments);
-  },
-  toSorted(comparefn) {
-    if (comparefn === undefined && isGenuineArray(this)) tooBig("toSorted()", this.length * 64);
-    return ReflectApply(toSortedBuiltin, this, arguments);
-  },
-  // An array slot costs about 16 bytes. A genuine array's length is a data
-  // property the built-in reads without running program code, so it gets the
-  // array as is when nothing else can run program code before it reads the
-  // length; anything else goes through the algorithm here, with one read.
-  fill(value) {
-    var O = this, start = arguments[1], end = arguments[2];
-    if (O === null || O === undefined) return ReflectApply(fillF, O, arguments);
-    if (isGenuineArray(O) && !isObject(start) && !isObject(end)) {
-      tooBig("fill()", O.length * 16);
-      return ReflectApply(fillF, O, arguments);
-    }
-    O = ObjectCtor(O);
-    var len = toLen(O.length);
-    var k = relIdx(toInt(start), len);
-    var fin = end === undefined ? len : relIdx(toInt(end), len);
-    // What it writes, not the length: fill.call({length: 2 ** 53 - 1}, v,
-    // 2 ** 53 - 4) writes three slots.
-    if (fin > k) tooBig("fill()", (fin - k) * 16);
-    for (; k < fin; k++) O[k] = value;
-    return O;
+var sortBuiltin, toSortedBuiltin, fillF;
+// arrayCheck(name, builtin) is the check installed as Array.prototype's
+// name, in front of builtin: now, or, in an engine whose glue declares
+// hostLazyArray(names, build) and which takes the names (goja:
+// Array.prototype's template), when something first touches the method
+// (a realm built per call pays for every function the prelude makes, and
+// most programs call none of these).
+function arrayCheck(name, builtin) {
+  switch (name) {
+    case "sort":
+      sortBuiltin = builtin;
+      return hide({
+        sort(comparefn) {
+          if (comparefn === undefined && isGenuineArray(this)) tooBig("sort()", this.length * 48);
+          return ReflectApply(sortBuiltin, this, arguments);
+        }
+      }.sort);
+    case "toSorted":
+      toSortedBuiltin = builtin;
+      return hide({
+        toSorted(comparefn) {
+          if (comparefn === undefined && isGenuineArray(this)) tooBig("toSorted()", this.length * 64);
+          return ReflectApply(toSortedBuiltin, this, arguments);
+        }
+      }.toSorted);
   }
-};
-install(ArrayProto, arrayChecks.sort);
-if (typeof toSortedBuiltin === "function") install(ArrayProto, arrayChecks.toSorted);
-install(ArrayProto, arrayChecks.fill);
-var joinF = ArrayProto.join, arrayFrom = ArrayCtor.from;
-var joining = snapshot(); // the array-likes being joined, for cycles (the glue's join)
+  fillF = builtin;
+  return hide({
+    // An array slot costs about 16 bytes. A genuine array's length is a data
+    // property the built-in reads without running program code, so it gets the
+    // array as is when nothing else can run program code before it reads the
+    // length; anything else goes through the algorithm here, with one read.
+    fill(value) {
+      var O = this, start = arguments[1], end = arguments[2];
+      if (O === null || O === undefined) return ReflectApply(fillF, O, arguments);
+      if (isGenuineArray(O) && !isObject(start) && !isObject(end)) {
+        tooBig("fill()", O.length * 16);
+        return ReflectApply(fillF, O, arguments);
+      }
+      O = ObjectCtor(O);
+      var len = toLen(O.length);
+      var k = relIdx(toInt(start), len);
+      var fin = end === undefined ? len : relIdx(toInt(end), len);
+      // What it writes, not the length: fill.call({length: 2 ** 53 - 1}, v,
+      // 2 ** 53 - 4) writes three slots.
+      if (fin > k) tooBig("fill()", (fin - k) * 16);
+      for (; k < fin; k++) O[k] = value;
+      return O;
+    }
+  }.fill);
+}
+if (typeof hostLazyArray !== "function" || !hostLazyArray(["sort", "toSorted", "fill"], arrayCheck)) {
+  install(ArrayProto, arrayCheck("sort", ArrayProto.sort));
+  if (typeof ArrayProto.toSorted === "function") install(ArrayProto, arrayCheck("toSorted", ArrayProto.toSorted));
+  install(ArrayProto, arrayCheck("fill", ArrayProto.fill));
+}
+// (The glue's join and Array.from, where they are not the engine's own.)
+var joinF, arrayFrom, joining;
+if (typeof nativeSizeChecks !== "function") {
+  joinF = ArrayProto.join, arrayFrom = ArrayCtor.from;
+  joining = snapshot(); // the array-likes being joined, for cycles (the glue's join)
+}

@@ -25,13 +25,6 @@
 
 var toolNames = null; // the run's tool names; null: ask the glue's hostTools() each time
 var toolFns = { __proto__: null }, toolFnCount = 0;
-// (gojaengine's objectProtoNames is this list too: goja does not keep
-// what get answers for them.)
-var objectProtoNames = {
-  __proto__: null, constructor: true, toString: true, toLocaleString: true, valueOf: true,
-  hasOwnProperty: true, isPrototypeOf: true, propertyIsEnumerable: true, ["__proto__"]: true,
-  __defineGetter__: true, __defineSetter__: true, __lookupGetter__: true, __lookupSetter__: true
-};
 // The Errors bindings rejected with (WeakMap, made on first use), each to
 // what the host said: {code, info}. A program can change err.code and
 // err.info, but only the host sets a run's code: describe reads them here.
@@ -49,69 +42,82 @@ function bindingError(code, message, info) {
     err.info = info;
     try { host.info = jsonParse(jsonStringify(info)); } catch (e) {} // a copy the program never sees
   }
-  if (bindingErrors === null) bindingErrors = new WeakMapCtor();
+  if (bindingErrors === null) {
+    weakLoad();
+    bindingErrors = new WeakMapCtor();
+  }
   ReflectApply(weakSet, bindingErrors, [err, host]);
   return err;
 }
 function errorMessage(e) {
   try { return isObject(e) && "message" in e ? String(e.message) : String(e); } catch (x) { return "an unprintable error"; }
 }
-function toolFn(name) {
-  var f = toolFns[name];
-  if (f === undefined) {
-    if (toolFnCount >= 1024) { toolFns = { __proto__: null }; toolFnCount = 0; } // names a program invented
-    f = {
-      [name]: function (args) {
-        var json, p = hostRefusal(name);
-        if (p !== undefined) return p;
-        try {
-          json = args === undefined ? "{}" : jsonStringify(args);
-        } catch (e) {
-          return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable: " + errorMessage(e)));
+// The semantics of `tools` are the traps toolsTraps() makes; the glue's
+// makeTools(toolsTraps) builds the object (a Proxy over them, or an
+// engine's native object that calls them: on goja, made when a program
+// first uses tools, since each function costs every runtime ~400 bytes).
+function toolsTraps() {
+  // (gojaengine's objectProtoNames is this list too: goja does not keep
+  // what get answers for them.)
+  var objectProtoNames = {
+    __proto__: null, constructor: true, toString: true, toLocaleString: true, valueOf: true,
+    hasOwnProperty: true, isPrototypeOf: true, propertyIsEnumerable: true, ["__proto__"]: true,
+    __defineGetter__: true, __defineSetter__: true, __lookupGetter__: true, __lookupSetter__: true
+  };
+  function toolFn(name) {
+    var f = toolFns[name];
+    if (f === undefined) {
+      if (toolFnCount >= 1024) { toolFns = { __proto__: null }; toolFnCount = 0; } // names a program invented
+      f = {
+        [name]: function (args) {
+          var json, p = hostRefusal(name);
+          if (p !== undefined) return p;
+          try {
+            json = args === undefined ? "{}" : jsonStringify(args);
+          } catch (e) {
+            return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable: " + errorMessage(e)));
+          }
+          if (json === undefined) {
+            return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable, got " + typeof args));
+          }
+          p = hostCall(name, json);
+          return p === undefined ? rejected(bindingError("CANCELLED", "the program that made this call has ended")) : p;
         }
-        if (json === undefined) {
-          return rejected(bindingError("INVALID_ARGUMENTS", "tool arguments must be JSON-serialisable, got " + typeof args));
-        }
-        p = hostCall(name, json);
-        return p === undefined ? rejected(bindingError("CANCELLED", "the program that made this call has ended")) : p;
-      }
-    }[name];
-    hide(f);
-    toolFns[name] = f;
-    toolFnCount++;
+      }[name];
+      hide(f);
+      toolFns[name] = f;
+      toolFnCount++;
+    }
+    return f;
   }
-  return f;
+  function listTools() { return toolNames === null ? hostTools() : toolNames; }
+  function knownTool(k) { return listTools().indexOf(k) >= 0; }
+  function refuse() { return false; }
+  return {
+    __proto__: null,
+    get: function (t, k) {
+      if (typeof k !== "string") return t[k];
+      if (k === "then" || k === "toJSON") return undefined;
+      if (objectProtoNames[k] === true && !knownTool(k)) return objectProto[k];
+      return toolFn(k);
+    },
+    has: function (t, k) { return typeof k === "string" && knownTool(k); },
+    ownKeys: function () { return listTools().slice(); },
+    getOwnPropertyDescriptor: function (t, k) {
+      if (typeof k !== "string" || !knownTool(k)) return undefined;
+      return { value: toolFn(k), writable: false, enumerable: true, configurable: true };
+    },
+    // No prototype, and no other: `in` and the descriptors answer for tool
+    // names only (the Object.prototype names get answers are a courtesy,
+    // as in String(tools)), and a program can change no answer.
+    getPrototypeOf: function () { return null; },
+    setPrototypeOf: function (t, p) { return p === null; },
+    set: refuse,
+    defineProperty: refuse,
+    deleteProperty: refuse,
+    preventExtensions: refuse
+  };
 }
-function listTools() { return toolNames === null ? hostTools() : toolNames; }
-function knownTool(k) { return listTools().indexOf(k) >= 0; }
-// The semantics of `tools` are these traps; the glue's makeTools(traps)
-// builds the object (a Proxy over them, or an engine's native object that
-// calls them).
-var toolsTraps = {
-  __proto__: null,
-  get: function (t, k) {
-    if (typeof k !== "string") return t[k];
-    if (k === "then" || k === "toJSON") return undefined;
-    if (objectProtoNames[k] === true && !knownTool(k)) return objectProto[k];
-    return toolFn(k);
-  },
-  has: function (t, k) { return typeof k === "string" && knownTool(k); },
-  ownKeys: function () { return listTools().slice(); },
-  getOwnPropertyDescriptor: function (t, k) {
-    if (typeof k !== "string" || !knownTool(k)) return undefined;
-    return { value: toolFn(k), writable: false, enumerable: true, configurable: true };
-  },
-  // No prototype, and no other: `in` and the descriptors answer for tool
-  // names only (the Object.prototype names get answers are a courtesy,
-  // as in String(tools)), and a program can change no answer.
-  getPrototypeOf: function () { return null; },
-  setPrototypeOf: function (t, p) { return p === null; },
-  set: refuse,
-  defineProperty: refuse,
-  deleteProperty: refuse,
-  preventExtensions: refuse
-};
-function refuse() { return false; }
 // Read-only and non-configurable: a program can neither replace nor
 // delete it (nor the bindings a later program of a persistent environment
 // would call).
@@ -148,7 +154,7 @@ function describe(e) {
       }
     } else {
       try { d.message = jsonStringify(e); } catch (x) {}
-      if (typeof d.message !== "string") d.message = shown(e, 1);
+      if (typeof d.message !== "string") d.message = consoleLib().shown(e, 1);
       d.thrown = typeof e;
     }
   } catch (x) {

@@ -22,27 +22,10 @@
 // hostService); every argument is size-checked before the call.
 var WEB_MAX = 32 * 1048576; // webapi.MaxArg
 var webGroups = null; // global name → its group {names, build, done}, once registered
-function webGroup(names, build) {
-  var grp = { names: names, build: build, done: false };
-  for (var i = 0; i < names.length; i++) webGroups[names[i]] = grp;
-}
-function webMaterialize(grp) {
-  if (grp.done) return;
-  grp.done = true;
-  var vals = grp.vals = grp.build();
-  for (var i = 0; i < grp.names.length; i++) defineGlobal(grp.names[i], vals[i]);
-}
-function domException(message, name) {
-  var D = webValue("DOMException");
-  return new D(message, name);
-}
-// webValue is a web global as built, whatever the program did to the
-// global since (what one group takes from another).
-function webValue(name) {
-  var grp = webGroups[name];
-  webMaterialize(grp);
-  return grp.vals[grp.names.indexOf(name)];
-}
+// webMaterialize(grp) builds a group and defines its globals (made by
+// webRegister, with the other helpers only the groups use: each function
+// costs every goja runtime ~400 bytes).
+var webMaterialize = null;
 // webLazy defines every web global as an accessor that builds its group.
 function webLazy() {
   webRegister();
@@ -76,6 +59,27 @@ var webLocaleMethods = null;
 function webRegister() {
 if (webGroups !== null) return;
 webGroups = {};
+function webGroup(names, build) {
+  var grp = { names: names, build: build, done: false };
+  for (var i = 0; i < names.length; i++) webGroups[names[i]] = grp;
+}
+webMaterialize = function (grp) {
+  if (grp.done) return;
+  grp.done = true;
+  var vals = grp.vals = grp.build();
+  for (var i = 0; i < grp.names.length; i++) defineGlobal(grp.names[i], vals[i]);
+};
+function domException(message, name) {
+  var D = webValue("DOMException");
+  return new D(message, name);
+}
+// webValue is a web global as built, whatever the program did to the
+// global since (what one group takes from another).
+function webValue(name) {
+  var grp = webGroups[name];
+  webMaterialize(grp);
+  return grp.vals[grp.names.indexOf(name)];
+}
 var lazyGroup = webGroup;
 // hostSized refuses, before any work, a string a host function would
 // refuse anyway.
