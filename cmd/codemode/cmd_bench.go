@@ -142,6 +142,14 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	// every few MiB: its GC was a third of its CPU per call.
 	_, stopTuning := setGoMemoryLimit(runtime.NewGovernor(0), slog.New(slog.DiscardHandler))
 	defer stopTuning()
+	if opts.Via == bench.ViaMCP && concurrency == 1 && os.Getenv("GOMAXPROCS") == "" {
+		// One round trip at a time over a pipe: the client is one
+		// goroutine waiting on another, and a second P only adds a
+		// thread wake-up to every hand-off (the reasoning of serve over
+		// stdio; RATIONALE.md). Its CPU per call fell by a third. The
+		// peer is driven by the same client.
+		goruntime.GOMAXPROCS(1)
+	}
 	rep, err := bench.Run(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "codemode bench: %v\n", err)
