@@ -171,3 +171,30 @@ n }`, false)
 		}
 	}
 }
+
+// An array growing past the check's minimum asks before it allocates its
+// bigger backing slice (expand), and a refusal ends the script there.
+func TestArrayGrowthChecked(t *testing.T) {
+	r := New()
+	var asked []int64
+	r.SetAllocationCheck(1<<20, func(n int64) error {
+		asked = append(asked, n)
+		if n > 8<<20 {
+			return errors.New("over budget")
+		}
+		return nil
+	})
+	_, err := r.RunString(`const a = []; for (let i = 0; i < 1e6; i++) a.push(i); a.length`)
+	var ie *InterruptedError
+	if !errors.As(err, &ie) {
+		t.Fatalf("got %v, want the check's refusal as an interrupt", err)
+	}
+	if len(asked) == 0 || asked[0] < 1<<20 {
+		t.Fatalf("asked %v", asked)
+	}
+	for _, n := range asked[:len(asked)-1] {
+		if n > 8<<20 {
+			t.Fatalf("asked %v: went on past a refusal", asked)
+		}
+	}
+}

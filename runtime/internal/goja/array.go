@@ -371,7 +371,11 @@ func (a *arrayObject) expand(idx uint32) bool {
 					}
 				}
 				tl := int(targetLen)
-				newValues := make([]Value, tl, growCap(tl, len(a.values), cap(a.values)))
+				nc := growCap(tl, len(a.values), cap(a.values))
+				// codemode patch (alloc.go): a growth of a big array asks the
+				// allocation check first, as the built-ins' big allocations do.
+				a.val.runtime.checkAlloc(int64(nc) * 16)
+				newValues := make([]Value, tl, nc)
 				copy(newValues, a.values)
 				a.values = newValues
 			}

@@ -608,7 +608,7 @@ func (w *watched) confirm() {
 	g := w.g
 	runtime.GC()
 	if w.samples == nil {
-		w.samples = newSamples()
+		w.samples = newLoopSamples()
 	}
 	h := readHeap(w.samples)
 	g.mu.Lock()
@@ -673,6 +673,33 @@ func allocMin(limit int64) int64 { return max(64<<10, limit>>8) }
 // is its outcome.
 var errOverBudget = errors.New("goja engine: an allocation over the memory budget")
 
+// paceMin and paceMax: an allocation of at least paceMin bytes asked for
+// while a GC cycle marks waits for the cycle to end, at most paceMax. Made
+// during the cycle, it would owe its share of the marking at once (Go's
+// assist credit is charged by the bytes asked for), and a program growing
+// an array by megabytes marked the heap itself for 50–120 ms in one piece
+// while a mark worker held the other P and another session's request
+// waited for both (docs/engines.md, "Canary steps"). Waiting frees the P:
+// the cycle ends on the collector's workers, and the allocation is then
+// charged nothing.
+const (
+	paceMin = 1 << 20
+	paceMax = 25 * time.Millisecond
+)
+
+// pace waits for the GC cycle under way to end (paceMax at most) and
+// returns the heap figures read last.
+func (w *watched) pace() heapSample {
+	deadline := time.Now().Add(paceMax)
+	for {
+		time.Sleep(200 * time.Microsecond)
+		h := readHeap(w.samples)
+		if !h.marking || time.Now().After(deadline) {
+			return h
+		}
+	}
+}
+
 // allocate is the run's goja AllocationCheck (runtime/internal/goja's
 // alloc.go, a codemode patch): a built-in is about to allocate n bytes in
 // one piece (a string concatenation, JSON.stringify's output, replace's
@@ -694,9 +721,12 @@ func (w *watched) allocate(n int64) error {
 		return w.refuse(heapSample{})
 	}
 	if w.samples == nil {
-		w.samples = newSamples()
+		w.samples = newLoopSamples()
 	}
 	h := readHeap(w.samples)
+	if n >= paceMin && h.marking {
+		h = w.pace()
+	}
 	g.mu.Lock()
 	w.baseline = min(w.baseline, h.objects)
 	base := w.baseline
