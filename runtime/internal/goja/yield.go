@@ -36,6 +36,14 @@ func (r *Runtime) SetYieldInterval(d time.Duration) {
 	r.vm.yieldLast = time.Time{}
 }
 
+// ResetYieldClock starts the interval again, from the next check: an
+// embedder calls it when a script resumes after waiting (an awaited call
+// that settled, a timer), so that the wait does not count as running. A
+// script that had waited for 5 ms would otherwise yield at its first check
+// and, behind a goroutine that does not yield (a regexp2 backtrack, another
+// process's work on a single P), wait up to a whole preemption slice.
+func (r *Runtime) ResetYieldClock() { r.vm.yieldLast = time.Time{} }
+
 // maybeYield is called every 100 instructions when yielding is on.
 func (vm *vm) maybeYield() {
 	vm.yieldTick++

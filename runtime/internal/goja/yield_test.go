@@ -56,3 +56,22 @@ func BenchmarkYieldInterval(b *testing.B) {
 		})
 	}
 }
+
+// After ResetYieldClock the interval starts again at the next check: a
+// script that resumes after a wait does not yield at once.
+func TestResetYieldClock(t *testing.T) {
+	var n atomic.Int64
+	old := gosched
+	gosched = func() { n.Add(1); old() }
+	defer func() { gosched = old }()
+	r := New()
+	r.SetYieldInterval(time.Hour)
+	r.vm.yieldLast = time.Now().Add(-2 * time.Hour) // as if it had waited
+	r.ResetYieldClock()
+	if _, err := r.RunString(`let s = 0; for (let i = 0; i < 200000; i++) s += i`); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 0 {
+		t.Errorf("yielded %d times after a reset", n.Load())
+	}
+}

@@ -512,6 +512,14 @@ func (v *vm) timer(c goja.FunctionCall) goja.Value {
 	return v.rt.ToValue(h)
 }
 
+// enterJS marks the run as executing JavaScript (the guard's blame) and
+// starts the runtime's yield interval afresh: time spent waiting before it
+// is not running time.
+func (v *vm) enterJS() {
+	v.rt.ResetYieldClock()
+	v.w.enterJS()
+}
+
 // Configure implements engine.VM.
 func (v *vm) Configure(c engine.VMConfig) error {
 	v.cfg = c
@@ -556,7 +564,7 @@ func (v *vm) Eval(script, name string) error {
 	})
 	if names, set := engine.Polyfills(script, v.polyfilled|v.d.polySkip); names != "" {
 		v.polyfilled = set
-		v.w.enterJS()
+		v.enterJS()
 		_, err := v.entry(engine.EntryPolyfill)(goja.Undefined(), v.rt.ToValue(names))
 		v.w.leaveJS()
 		if err != nil {
@@ -566,7 +574,7 @@ func (v *vm) Eval(script, name string) error {
 	if err := v.webGlobals(script); err != nil {
 		return err
 	}
-	v.w.enterJS()
+	v.enterJS()
 	val, err := v.rt.RunProgram(prg)
 	v.w.leaveJS()
 	if err != nil {
@@ -613,7 +621,7 @@ func (v *vm) done(ok bool, val goja.Value) error {
 			return nil
 		}
 	}
-	v.w.enterJS()
+	v.enterJS()
 	s, err := v.entry(engine.EntryOutcome)(goja.Undefined(), v.rt.ToValue(ok), val)
 	v.w.leaveJS()
 	if err != nil {
@@ -667,7 +675,7 @@ func (v *vm) Settle(batch []engine.Settlement) error {
 		rv := v.pending[s.ID-1]
 		v.pending[s.ID-1] = resolvers{}
 		var err error
-		v.w.enterJS()
+		v.enterJS()
 		switch {
 		case s.Err != nil:
 			err = v.reject(rv, s.Err)

@@ -16,7 +16,7 @@ func (v *vm) webGlobals(script string) error {
 		return nil
 	}
 	v.webSet = set
-	v.w.enterJS()
+	v.enterJS()
 	_, err := v.entry(engine.EntryGlue)(goja.Undefined(), v.rt.ToValue(names))
 	v.w.leaveJS()
 	if err != nil {
