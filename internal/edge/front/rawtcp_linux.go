@@ -6,7 +6,8 @@ import (
 	"io"
 	"net"
 	"syscall"
-	"unsafe"
+
+	"github.com/codemode/codemode/internal/edge/rawio"
 )
 
 // RawListener wraps ln so that the TCP connections it accepts read and
@@ -50,30 +51,11 @@ type rawTCPConn struct {
 	rc syscall.RawConn
 }
 
-// maxRW bounds one read(2) or write(2), as internal/poll does.
-const maxRW = 1 << 30
-
 func (c *rawTCPConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if len(p) > maxRW {
-		p = p[:maxRW]
-	}
-	var n uintptr
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait in the netpoller
-			}
-			return true
-		}
-	})
+	n, errno, err := rawio.Read(c.rc, p)
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -82,29 +64,11 @@ func (c *rawTCPConn) Read(p []byte) (int, error) {
 	case n == 0:
 		return 0, io.EOF
 	}
-	return int(n), nil
+	return n, nil
 }
 
 func (c *rawTCPConn) Write(p []byte) (int, error) {
-	var done int
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			chunk := min(len(p)-done, maxRW)
-			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(chunk))
-			switch e {
-			case 0:
-				done += int(n)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // the socket's buffer is full: wait in the netpoller
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	done, errno, err := rawio.Write(c.rc, p)
 	switch {
 	case err != nil:
 		return done, c.opError("write", err)

@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/codemode/codemode/internal/edge/rawio"
 )
 
 // rawFile is a non-blocking descriptor the netpoller watches, read and
@@ -57,30 +59,11 @@ func rawFileOf(f *os.File) io.ReadWriteCloser {
 	return &rawFile{File: f, rc: rc}
 }
 
-// maxRW bounds one read(2) or write(2), as internal/poll does.
-const maxRW = 1 << 30
-
 func (f *rawFile) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if len(p) > maxRW {
-		p = p[:maxRW]
-	}
-	var n uintptr
-	var errno syscall.Errno
-	err := f.rc.Read(func(fd uintptr) bool {
-		for {
-			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait in the netpoller
-			}
-			return true
-		}
-	})
+	n, errno, err := rawio.Read(f.rc, p)
 	switch {
 	case err != nil:
 		return 0, &os.PathError{Op: "read", Path: f.Name(), Err: pollErr(err)}
@@ -89,29 +72,11 @@ func (f *rawFile) Read(p []byte) (int, error) {
 	case n == 0:
 		return 0, io.EOF
 	}
-	return int(n), nil
+	return n, nil
 }
 
 func (f *rawFile) Write(p []byte) (int, error) {
-	var done int
-	var errno syscall.Errno
-	err := f.rc.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			chunk := min(len(p)-done, maxRW)
-			n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(chunk))
-			switch e {
-			case 0:
-				done += int(n)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // the pipe is full: wait in the netpoller
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	done, errno, err := rawio.Write(f.rc, p)
 	switch {
 	case err != nil:
 		return done, &os.PathError{Op: "write", Path: f.Name(), Err: pollErr(err)}
