@@ -38,8 +38,10 @@ import (
 //
 // All modules share one scope: a module may use what an earlier one
 // defined, and what the glue defines: at setup only its function
-// declarations (hoisted with their values; makeTools must be one), later
-// its vars too.
+// declarations (hoisted with their values; makeTools must be one) and
+// what its head assigns (PreludeWithHead: a part of the glue that runs
+// before the modules, so that it can hand them a native as it is instead
+// of a function declaration that forwards to it), later its vars too.
 
 //go:embed prelude/*.js
 var preludeFS embed.FS
@@ -73,9 +75,18 @@ const (
 )
 
 // Prelude returns the prelude with glue, the engine's part, in it.
-func Prelude(glue string) string {
+func Prelude(glue string) string { return PreludeWithHead("", glue) }
+
+// PreludeWithHead returns the prelude with the engine's part in it: head
+// runs first, before the shared modules, glue after them.
+func PreludeWithHead(head, glue string) string {
 	var b strings.Builder
 	b.WriteString("(function (native) {\n\"use strict\";\n")
+	if head != "" {
+		b.WriteString("// ---- the engine's glue, its head\n")
+		b.WriteString(head)
+		b.WriteString("\n")
+	}
 	for _, m := range append(preludeModules, "", "end.js") {
 		if m == "" {
 			b.WriteString("// ---- the engine's glue\n")

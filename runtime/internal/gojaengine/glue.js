@@ -3,7 +3,7 @@
 // refusal(name) → the run's refusal past its limit, call(name, json) → promise,
 // tools() → the run's tool names, makeTools(makeTraps) → the global tools,
 // service(op, arg) → the web and Intl host functions' answer,
-// hostLazy(names, build, hide) → whether the runtime builds the globals lazily,
+// hostLazy(names, build) → whether the runtime builds the globals lazily,
 // console(format) → console's methods, hide(f) → f's source hidden,
 // isArrayValues(method) → plainArrayIteration below,
 // hostLazyArray(names, build) → whether the runtime makes those methods on first touch,
@@ -21,49 +21,21 @@
 var hostLog = native[0], reserve = native[1], hostRefusal = native[2], hostCall = native[3], hostTools = native[4];
 var hostTimer = native[6], hostClearTimer = native[7]; // timers.js
 var hostService = native[8]; // web.js, intl.js (called only after this file ran)
-// hostLazy(names, build): the runtime builds each global named on first
-// touch (lazyGlobals, vm.go's lazyNames), if it takes every name.
-// (A declaration: common.js's lazyGlobals runs before this file does.)
-function hostLazy(names, build) { return native[9](names, build, hide); }
-// hostLazyArray(names, build): the runtime makes each Array.prototype
-// method named, on first touch, as build(name, builtin) (vm.go's
-// buildArrayMethod); sizes.js's checks, then the guards below.
-// (A declaration: sizes.js calls it before this file runs.)
-function hostLazyArray(names, build) { return native[13](names, build); }
-// hostIntrinsic(name): the realm's WeakSet, WeakMap and their methods,
-// pristine, made when common.js's weakLoad first needs them (goja's
-// Runtime.Intrinsic; a declaration: common.js reads it first).
-function hostIntrinsic(name) { return native[15](name); }
-// hostIsProxy(v): goja knows a Proxy when it sees one, so sizes.js
-// neither wraps Proxy nor remembers the proxies a program makes (a
-// declaration: sizes.js reads it before this file runs).
-function hostIsProxy(v) { return native[14](v); }
-// A native object that calls the traps, and keeps what get returned for
-// the rest of the run: a Proxy's get trap was the largest cost of a
-// nested call on goja.
-// (A declaration, not a var: tools.js calls it before this file runs.)
-function makeTools(makeTraps) { return native[5](makeTraps); }
-// hide's mark: goja's Function.prototype.toString shows the function as
-// native code (the goja patch hidesource.go). (A declaration: common.js
-// looks for it.)
-function hostHide(f) { native[11](f); }
+// hostLazy, hostLazyArray, hostIntrinsic, hostIsProxy, makeTools,
+// hostHide and nativeSizeChecks are natives too, assigned in head.js,
+// which runs before the shared modules look for them.
 // webScript(names): build the web globals a script names before it runs
 // (engine.WebGlobals; see web.js): a goja realm is built per call, and
 // pays for every object the prelude makes.
 // refuse(msg) throws a native size check's refusal (vm.sizeCheck);
 // typedSource(a, bytesPer, what) is what a typed-array constructor reads
 // given an iterable or array-like a (vm.typedSource).
-var glueEntries = [
-  function webScript(names) { webInstall(names); },
-  function refuse(msg) { refuseSize(msg); },
-  typedSource
-];
+// (webInstall and refuseSize themselves, not functions that forward to
+// them: each function costs every runtime ~400 bytes.)
+var glueEntries = [webInstall, refuseSize, typedSource];
 // console.log, info, warn, error and debug are Go functions (vm.console),
 // which call format only for what is not plain strings.
 var consoleNative = native[10]; // (read by console's builder, after this file ran)
-// The size checks of repeat, padStart and padEnd are goja's own (sizes.js
-// installs its wrappers only where this is not declared).
-function nativeSizeChecks() {}
 
 // typedSource is the typed-array constructors' step for an iterable or an
 // array-like a (neither a buffer nor a typed array: the built-in takes

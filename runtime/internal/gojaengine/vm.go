@@ -20,6 +20,9 @@ import (
 //go:embed glue.js
 var glue string
 
+//go:embed head.js
+var glueHead string
+
 var (
 	preludeOnce sync.Once
 	preludePrg  *goja.Program
@@ -30,7 +33,7 @@ var (
 // the same immutable Program.
 func compiledPrelude() (*goja.Program, error) {
 	preludeOnce.Do(func() {
-		preludePrg, preludeErr = goja.Compile(engine.PreludeName, engine.Prelude(glue), true)
+		preludePrg, preludeErr = goja.Compile(engine.PreludeName, engine.PreludeWithHead(glueHead, glue), true)
 	})
 	return preludePrg, preludeErr
 }
@@ -74,31 +77,32 @@ func (v *vm) buildGlobal(name string) goja.Value {
 		if l.name != name {
 			continue
 		}
-		build, ok1 := goja.AssertFunction(l.build)
-		hide, ok2 := goja.AssertFunction(v.hide)
-		if !ok1 || !ok2 {
+		build, ok := goja.AssertFunction(l.build)
+		if !ok {
 			panic(v.rt.NewTypeError("lazy global " + name + ": the builder is not a function"))
 		}
 		val, err := build(goja.Undefined(), v.rt.ToValue(name))
-		if err == nil {
-			_, err = hide(goja.Undefined(), val)
-		}
 		if err != nil {
 			panic(err) // an interrupt, or the builder's exception: the touching code's
+		}
+		// What the prelude's hide does on goja (hostHide): a function's
+		// source shows as native code.
+		if o, ok := val.(*goja.Object); ok && isFunction(o) {
+			o.SetSourceHidden()
 		}
 		return val
 	}
 	return nil
 }
 
-// hostLazy is the native behind the glue's hostLazy(names, build, hide):
+// hostLazy is the native behind the glue's hostLazy(names, build):
 // it takes the names if every one is in lazyNames. (The functions are
 // made callable from Go only when a global is built: a goja.Callable
 // costs two allocations, and most runtimes build none.)
 func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
 	names, ok := c.Argument(0).(*goja.Object)
-	build, hide := c.Argument(1), c.Argument(2)
-	if !ok || !isFunction(build) || !isFunction(hide) {
+	build := c.Argument(1)
+	if !ok || !isFunction(build) {
 		return v.rt.ToValue(false)
 	}
 	n := names.Get("length").ToInteger()
@@ -110,7 +114,6 @@ func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
 			return v.rt.ToValue(false)
 		}
 	}
-	v.hide = hide
 	if v.lazy == nil {
 		v.lazy = make([]lazyBuild, 0, len(lazyNames))
 	}
@@ -279,7 +282,6 @@ type vm struct {
 
 	arrayLazy   []arrayBuild // the Array.prototype methods' builders (buildArrayMethod)
 	valuesGuard goja.Value   // Array.prototype.values and [Symbol.iterator], once made
-	hide        goja.Value   // the prelude's hide
 	refusal     goja.Value   // the run's rejected promise for calls past its limit (Run.Refused)
 }
 
