@@ -38,6 +38,18 @@ func NewLazyGlobals(names ...string) *LazyGlobals {
 // defines such a global in every runtime, as defineProperty would, saves
 // the global object its own copy of the template's list of names).
 func NewLazyGlobalsFixed(names, fixed []string) *LazyGlobals {
+	return NewLazyGlobalsReplacing(names, fixed, nil)
+}
+
+// NewLazyGlobalsReplacing is NewLazyGlobalsFixed with, besides, goja's own
+// globals named in replaced built by the embedder's build instead, on
+// first touch, in the place and with the attributes goja gives them
+// (writable, configurable, not enumerable): an embedder that replaces
+// a built-in global in every runtime (the sandbox's checking eval) makes
+// its replacement only in the runtimes whose programs touch it, and
+// never makes goja's. It panics if a name in replaced is not one of
+// goja's globals.
+func NewLazyGlobalsReplacing(names, fixed, replaced []string) *LazyGlobals {
 	base := getGlobalObjectTemplate()
 	t := &objectTemplate{
 		propNames:    append(make([]unistring.String, 0, len(base.propNames)+len(names)+len(fixed)), base.propNames...),
@@ -62,6 +74,13 @@ func NewLazyGlobalsFixed(names, fixed []string) *LazyGlobals {
 			panic(fmt.Sprintf("goja: lazy global %q is already a global", n))
 		}
 		t.putStr(name, func(r *Runtime) Value { return r.buildLazyGlobal(name, false) })
+	}
+	for _, n := range replaced {
+		name := unistring.NewFromString(n)
+		if _, ok := t.props[name]; !ok {
+			panic(fmt.Sprintf("goja: replaced global %q is not a global", n))
+		}
+		t.props[name] = func(r *Runtime) Value { return r.buildLazyGlobal(name, true) }
 	}
 	return &LazyGlobals{tmpl: t}
 }

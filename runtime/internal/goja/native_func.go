@@ -38,13 +38,39 @@ func IsProxy(v Value) bool {
 
 // Intrinsic returns the realm's built-in of the name given, as the realm
 // made it, whatever a program did to the globals and prototypes since: a
-// constructor is the realm's own object (WeakSet, WeakMap), a method a new
-// function object of the same built-in (WeakSet.prototype.add and has,
-// WeakMap.prototype.get and set), which Reflect.apply runs with the
-// built-in's own steps. nil for any other name. (An embedder that captures
-// built-ins for later use need not read them before a program runs.)
+// constructor is the realm's own object (WeakSet, WeakMap, Error,
+// RangeError, TypeError, Proxy, Promise; eval, the built-in a direct eval
+// must call), a method a new function object
+// of the same built-in (WeakSet.prototype.add and has, WeakMap.prototype.get
+// and set, Promise.reject, Object.prototype.toString,
+// Error.prototype.toString, Reflect.construct and Reflect.get), which
+// Reflect.apply runs with the built-in's own steps. nil for any other
+// name. (An embedder that captures built-ins for later use need not read
+// them before a program runs.)
 func (r *Runtime) Intrinsic(name string) Value {
 	switch name {
+	case "Error":
+		return r.getError()
+	case "RangeError":
+		return r.getRangeError()
+	case "TypeError":
+		return r.getTypeError()
+	case "Proxy":
+		return r.getProxy()
+	case "Promise":
+		return r.getPromise()
+	case "Promise.reject":
+		return r.newNativeFunc(r.promise_reject, "reject", 1)
+	case "Object.prototype.toString":
+		return r.newNativeFunc(r.objectproto_toString, "toString", 0)
+	case "Error.prototype.toString":
+		return r.newNativeFunc(r.error_toString, "toString", 0)
+	case "Reflect.construct":
+		return r.newNativeFunc(r.builtin_reflect_construct, "construct", 2)
+	case "Reflect.get":
+		return r.newNativeFunc(r.builtin_reflect_get, "get", 2)
+	case "eval":
+		return r.getEval()
 	case "WeakSet":
 		return r.getWeakSet()
 	case "WeakSet.prototype.add":

@@ -57,21 +57,35 @@ func (v *vm) checkSource(what, src string) string {
 	return "" // a syntax error is goja's to report, in its own words
 }
 
-// gateEval installs the checking eval and Function constructors.
-func (v *vm) gateEval() error {
-	rt := v.rt
-	global := rt.GlobalObject()
-	// The realm's own SyntaxError and RangeError, whatever a program did
-	// to the globals (goja's intrinsics: nothing is read or built here).
-	refusal := func(msg string) *goja.Object {
-		if strings.HasPrefix(msg, stackOverflowPrefix) {
-			return rt.NewRangeError(msg)
-		}
-		return rt.NewSyntaxError(msg)
+// sourceRefusal is the error a checking eval or Function constructor throws:
+// the realm's own SyntaxError or RangeError, whatever a program did to the
+// globals (goja's intrinsics: nothing is read or built here).
+func (v *vm) sourceRefusal(msg string) *goja.Object {
+	if strings.HasPrefix(msg, stackOverflowPrefix) {
+		return v.rt.NewRangeError(msg)
 	}
-	throw := func(msg string) { panic(refusal(msg)) }
-	call := func(f goja.Callable, args []goja.Value) goja.Value {
-		v, err := f(goja.Undefined(), args...)
+	return v.rt.NewSyntaxError(msg)
+}
+
+// checkingEval is the global eval, made when a program first touches it
+// (buildGlobal: goja's eval is a replaced entry of the global object's
+// template, lazyGlobals, in the built-in's place and with its attributes:
+// writable, configurable, not enumerable). It checks a string before it
+// hands it to the built-in, which it takes from the realm then (goja's
+// intrinsic: nothing a program did to the globals matters).
+func (v *vm) checkingEval() goja.Value {
+	rt := v.rt
+	origEval, ok := goja.AssertFunction(rt.Intrinsic("eval"))
+	if !ok {
+		panic(rt.NewTypeError("eval is not a function"))
+	}
+	return rt.NewNativeFunction(func(c goja.FunctionCall) goja.Value {
+		if s, ok := c.Argument(0).(goja.String); ok {
+			if msg := v.checkSource("eval", s.String()); msg != "" {
+				panic(v.sourceRefusal(msg))
+			}
+		}
+		res, err := origEval(goja.Undefined(), c.Arguments...)
 		if err != nil {
 			var ex *goja.Exception
 			if errors.As(err, &ex) {
@@ -79,26 +93,14 @@ func (v *vm) gateEval() error {
 			}
 			panic(err)
 		}
-		return v
-	}
-
-	origEval, ok := goja.AssertFunction(global.Get("eval"))
-	if !ok {
-		return errors.New("eval is not a function")
-	}
-	evalFn := rt.NewNativeFunction(func(c goja.FunctionCall) goja.Value {
-		if s, ok := c.Argument(0).(goja.String); ok {
-			if msg := v.checkSource("eval", s.String()); msg != "" {
-				throw(msg)
-			}
-		}
-		return call(origEval, c.Arguments)
+		return res
 	}, "eval", 1)
-	// As the built-in: writable, configurable, not enumerable.
-	if err := global.DefineDataProperty("eval", evalFn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-		return err
-	}
+}
 
+// gateEval installs the checking Function constructors (the checking
+// eval is made on first touch: checkingEval).
+func (v *vm) gateEval() error {
+	rt := v.rt
 	// The constructors (Function, and those reachable only through their
 	// prototypes, Object.getPrototypeOf(async function(){}).constructor)
 	// check the text they compile through goja's hook (the in-tree patch,
@@ -106,7 +108,7 @@ func (v *vm) gateEval() error {
 	// machinery built to reach them, in every runtime.
 	rt.SetFunctionGate(func(what, src string) *goja.Object {
 		if msg := v.checkSource(what, src); msg != "" {
-			return refusal(msg)
+			return v.sourceRefusal(msg)
 		}
 		return nil
 	})

@@ -52,6 +52,7 @@ var consoleNative = native[10]; // (read by console's builder, after this file r
 var collect = null, iteratorOf = null, plainArrayIteration = native[12];
 function typedSource(a, per, what) {
   if (collect === null) {
+    lateLoad();
     // collect runs the iteration protocol in JavaScript (see above) and
     // returns the values, mapped if mapFn is given, as a snapshot.
     collect = function (items, method, mapFn, T) {
@@ -139,6 +140,7 @@ function typedSource(a, per, what) {
 var guardFor = null;
 function arrayGuard(name, f) {
   if (guardFor === null) guardFor = (function () {
+    lateLoad();
     var pinnedHandler = {
       __proto__: null,
       get: function (t, k, r) { return k === "length" ? this.len : ReflectGet(t, k, r); }
@@ -282,5 +284,6 @@ function arrayGuard(name, f) {
   return guardFor(name, f);
 }
 if (!hostLazyArray(["map", "sort", "toReversed", "keys", "values", "entries", "toSpliced", "with", "indexOf", "lastIndexOf", "includes"], arrayGuard)) {
+  lateLoad();
   throw new TypeErrorCtor("the runtime did not take Array.prototype's guards");
 }

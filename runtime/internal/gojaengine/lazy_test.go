@@ -2,6 +2,7 @@ package gojaengine
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/codemode/codemode/runtime/internal/engine"
@@ -126,6 +127,96 @@ func TestWeakIntrinsics(t *testing.T) {
 		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
 		if o.Err == nil || string(o.Err.Code) != c.code {
 			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.code)
+		}
+	}
+}
+
+// TestLateIntrinsics: the built-ins the prelude uses only in what it makes
+// on first use (the error constructors it throws with, Proxy, Promise,
+// Reflect.construct and get, the two toString methods: common.js's
+// lateLoad) are taken from the realm when first needed, so a program that
+// replaced the globals first changes nothing: each path that needs one
+// throws the realm's own errors, and the values are what they were when
+// the prelude captured them at setup.
+func TestLateIntrinsics(t *testing.T) {
+	eng, err := New(Options{MemoryLimit: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	// (The engine's first runtime answers its probe of the features it
+	// lacks, polyfill("?"), which loads them all.)
+	enginetest.Exec(t, eng, `return 0`, enginetest.ExecOptions{})
+	const keep = `const E = Error, RE = RangeError, TE = TypeError;`
+	const sabotage = keep + ` globalThis.Error = globalThis.RangeError = globalThis.TypeError = globalThis.Proxy = globalThis.Promise = globalThis.Reflect = null;
+Object.prototype.toString = () => "[object Error]"; E.prototype.toString = () => "replaced";`
+	for _, c := range []struct{ name, src, want string }{
+		{"queueMicrotask", sabotage + `try { queueMicrotask(5) } catch (e) { return [e instanceof TE, e.name, e.message] }`,
+			`[true,"TypeError","queueMicrotask: the callback must be a function"]`},
+		{"setTimeout", sabotage + `try { setTimeout(5) } catch (e) { return [e instanceof TE, e.message] }`,
+			`[true,"setTimeout: the callback must be a function"]`},
+		{"withheld", sabotage + `try { fetch("x") } catch (e) { return [e instanceof E, e.message.slice(0, 20)] }`,
+			`[true,"fetch() is not avail"]`},
+		{"size refusal", sabotage + `const a = []; a.length = 2 ** 32 - 1; try { a.sort() } catch (e) { return [e instanceof RE, e.name] }`,
+			`[true,"RangeError"]`},
+		{"guard on an array-like", sabotage + `const o = Array.prototype.sort.call({ get length() { return 2 }, 0: "b", 1: "a" }); return [o[0], o[1]]`,
+			`["a","b"]`},
+		{"typed array from an iterable", sabotage + `try { new Uint8Array({ [Symbol.iterator]: 5 }) } catch (e) { return [e instanceof TE, e.message] }`,
+			`[true,"Symbol.iterator is not a function"]`},
+		{"binding error", sabotage + `try { await tools.anything({ n: 1n }) } catch (e) { return [e instanceof E, e.code] }`,
+			`[true,"INVALID_ARGUMENTS"]`},
+		{"web", sabotage + `try { new TextDecoder().decode(5) } catch (e) { return e instanceof TE }`, `true`},
+	} {
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err != nil || string(o.Value) != c.want {
+			t.Errorf("%s: got %s, %v; want %s", c.name, o.Value, o.Err, c.want)
+		}
+	}
+	// What the prelude classifies with the captured built-ins: a thrown
+	// error (describe), a logged one and a logged object (console's
+	// format: Error.prototype.toString, Object.prototype.toString).
+	o := enginetest.Exec(t, eng, sabotage+`throw new RE("late")`, enginetest.ExecOptions{})
+	if o.Err == nil || !strings.Contains(o.Err.Message, "RangeError: late") {
+		t.Errorf("thrown: got %s, %v; want RangeError: late", o.Value, o.Err)
+	}
+	o = enginetest.Exec(t, eng, sabotage+`console.log(new E("logged"), 1); console.log({ a: 1 }, 2); return 0`, enginetest.ExecOptions{})
+	if o.Err != nil || len(o.Logs) != 2 || !strings.Contains(o.Logs[0], "Error: logged") || !strings.Contains(o.Logs[1], "{ a: 1 } 2") {
+		t.Errorf("logged: got %q, %v", o.Logs, o.Err)
+	}
+}
+
+// TestCheckingEval: the global eval is the sandbox's checking eval, made
+// when a program first touches it (goja's eval is a replaced entry of the
+// global object's template): it looks as the built-in did when it was
+// installed at setup, whichever way it is reached first.
+func TestCheckingEval(t *testing.T) {
+	eng, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	names := `Object.getOwnPropertyNames(globalThis).join()`
+	list := enginetest.Exec(t, eng, `return `+names, enginetest.ExecOptions{})
+	if list.Err != nil || !strings.Contains(string(list.Value), ",eval,") {
+		t.Fatalf("globals: %s, %v", list.Value, list.Err)
+	}
+	deep := `"(".repeat(5000) + "1" + ")".repeat(5000)`
+	for _, c := range []struct{ src, want string }{
+		{`typeof eval; return ` + names, string(list.Value)},
+		{`typeof setTimeout; return ` + names, string(list.Value)},
+		{`const d = Object.getOwnPropertyDescriptor(globalThis, "eval"); return [typeof d.value, d.writable, d.enumerable, d.configurable, d.value === eval, eval === globalThis.eval]`,
+			`["function",true,false,true,true,true]`},
+		{`return [String(eval), eval.name, eval.length, "prototype" in eval, Object.keys(globalThis).length]`, `["function eval() { [native code] }","eval",1,false,0]`},
+		{`return eval("1 + 1")`, `2`},
+		{`return (function () { var local = 1; return eval("typeof local") })()`, `"undefined"`}, // indirect, as before
+		{`try { eval(` + deep + `) } catch (e) { return [e.name, e.message.slice(0, 38)] }`, `["RangeError","Maximum call stack size exceeded: eval"]`},
+		{`globalThis.eval = null; globalThis.SyntaxError = null; return [typeof eval, Function("return 3")()]`, `["object",3]`},
+		{`delete globalThis.eval; return typeof eval`, `"undefined"`},
+		{`return eval(5)`, `5`},
+	} {
+		o := enginetest.Exec(t, eng, c.src, enginetest.ExecOptions{})
+		if o.Err != nil || string(o.Value) != c.want {
+			t.Errorf("%s: got %s, %v; want %s", c.src, o.Value, o.Err, c.want)
 		}
 	}
 }

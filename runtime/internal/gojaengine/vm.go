@@ -54,8 +54,9 @@ var lazyNames = []string{
 // The global tools is in the template too, read-only and non-configurable
 // (as tools.js defines it), its value the one makeTools made: a global
 // added at setup gave the global object its own copy of the template's
-// list of names (~1.4 KB) in every runtime.
-var lazyGlobals = goja.NewLazyGlobalsFixed(lazyNames, []string{"tools"})
+// list of names (~1.4 KB) in every runtime. And eval is the checking eval
+// (checkingEval), made when first touched, in the built-in's place.
+var lazyGlobals = goja.NewLazyGlobalsReplacing(lazyNames, []string{"tools"}, []string{"eval"})
 
 // lazyBuild is a lazy global's builder, as the prelude registered it
 // (made callable when a program first touches the global: most never do).
@@ -67,6 +68,9 @@ type lazyBuild struct {
 // buildGlobal builds a lazy global on its first touch: its builder's
 // value, hidden as the prelude hides what it defines.
 func (v *vm) buildGlobal(name string) goja.Value {
+	if name == "eval" {
+		return v.checkingEval()
+	}
 	if name == "tools" {
 		if v.tools == nil {
 			return nil // not made yet: tools.js defines it as it would any global

@@ -13,33 +13,45 @@ var getProto = Object.getPrototypeOf;
 var setProto = Object.setPrototypeOf;
 var objectProto = Object.prototype;
 var ObjectCtor = Object, ArrayCtor = Array, ArrayProto = Array.prototype;
-var ErrorCtor = Error, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
 var jsonStringify = JSON.stringify, jsonParse = JSON.parse;
-var tagOf = Object.prototype.toString;
-var errorToString = Error.prototype.toString;
-var ReflectConstruct = Reflect.construct, ReflectApply = Reflect.apply, ReflectGet = Reflect.get;
-var ProxyCtor = Proxy;
-var PromiseCtor = Promise, promiseReject = Promise.reject;
-// The weak collections (the prelude's private marks: size refusals,
-// binding errors, and where the engine has no means of its own, hidden
-// functions and proxies), captured by weakLoad(): now, or, where the glue
-// declares hostIntrinsic(name) (goja: the realm's own, whatever a program
-// did to the globals since), when first needed: most runs mark nothing.
+var ReflectApply = Reflect.apply;
+// The built-ins that only what is made on first use needs (the error
+// constructors the prelude throws with, Proxy, Promise, the two
+// toString methods, Reflect.construct and Reflect.get, and the weak
+// collections of the prelude's private marks: size refusals, binding
+// errors, and where the engine has no means of its own, hidden functions
+// and proxies), captured by lateLoad(): now, or, where the glue declares
+// hostIntrinsic(name) (goja: the realm's own, whatever a program did to
+// the globals since), when first needed: most runs need none of them,
+// and a realm built per call pays for every built-in the prelude reads.
+// Every function that uses one calls lateLoad() first, or is made by one
+// that did (console's, the timers', es.js's, web.js's makers).
+var ErrorCtor, RangeErrorCtor, TypeErrorCtor, ProxyCtor, PromiseCtor, promiseReject;
+var tagOf, errorToString, ReflectConstruct, ReflectGet;
 var WeakSetCtor, weakAdd, weakHas, WeakMapCtor, weakGet, weakSet;
-function weakLoad() {
-  if (WeakSetCtor !== undefined) return;
+function lateLoad() {
+  if (ErrorCtor !== undefined) return;
   if (typeof hostIntrinsic === "function") {
+    ErrorCtor = hostIntrinsic("Error"), RangeErrorCtor = hostIntrinsic("RangeError"), TypeErrorCtor = hostIntrinsic("TypeError");
+    ProxyCtor = hostIntrinsic("Proxy"), PromiseCtor = hostIntrinsic("Promise"), promiseReject = hostIntrinsic("Promise.reject");
+    tagOf = hostIntrinsic("Object.prototype.toString"), errorToString = hostIntrinsic("Error.prototype.toString");
+    ReflectConstruct = hostIntrinsic("Reflect.construct"), ReflectGet = hostIntrinsic("Reflect.get");
     WeakSetCtor = hostIntrinsic("WeakSet"), weakAdd = hostIntrinsic("WeakSet.prototype.add"), weakHas = hostIntrinsic("WeakSet.prototype.has");
     WeakMapCtor = hostIntrinsic("WeakMap"), weakGet = hostIntrinsic("WeakMap.prototype.get"), weakSet = hostIntrinsic("WeakMap.prototype.set");
   } else {
+    ErrorCtor = Error, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
+    ProxyCtor = Proxy, PromiseCtor = Promise, promiseReject = Promise.reject;
+    tagOf = Object.prototype.toString, errorToString = Error.prototype.toString;
+    ReflectConstruct = Reflect.construct, ReflectGet = Reflect.get;
     WeakSetCtor = WeakSet, weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
     WeakMapCtor = WeakMap, weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
   }
 }
-if (typeof hostIntrinsic !== "function") weakLoad();
+if (typeof hostIntrinsic !== "function") lateLoad();
 var SymIter = Symbol.iterator;
 
 function tag(v) {
+  lateLoad();
   try { return ReflectApply(tagOf, v, []); } catch (e) { return ""; }
 }
 function isObject(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
@@ -74,4 +86,7 @@ function lazyGlobals(names, build) {
   if (typeof hostLazy === "function" && hostLazy(names, build)) return;
   for (var i = 0; i < names.length; i++) defineGlobal(names[i], build(names[i]));
 }
-function rejected(e) { return ReflectApply(promiseReject, PromiseCtor, [e]); }
+function rejected(e) {
+  lateLoad();
+  return ReflectApply(promiseReject, PromiseCtor, [e]);
+}

@@ -10,6 +10,7 @@ var MAX_ITEMS = 100, MAX_DEPTH = 2;
 var consoleFns = null;
 function consoleLib() {
   if (consoleFns !== null) return consoleFns;
+  lateLoad();
   function quote(s) {
     return "'" + s.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n") + "'";
   }

@@ -27,6 +27,7 @@ function polyfill(names) {
 // (esMake is polyfill's own: a function at the prelude's top level costs
 // every goja runtime ~400 bytes, one in here only the calls of polyfill.)
 function esMake() {
+  lateLoad();
   var MAX_SAFE = 9007199254740991;
   function isCallable(f) { return typeof f === "function"; }
   // isConstructor is IsConstructor, without reading anything of C: a proxy

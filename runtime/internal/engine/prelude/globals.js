@@ -6,6 +6,7 @@
 // its builder is registered).
 if (typeof hostLazy === "function" || typeof g.queueMicrotask !== "function") {
   lazyGlobals(["queueMicrotask"], function () {
+    lateLoad();
     return function queueMicrotask(f) {
       if (typeof f !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
       PromiseCtor.resolve().then(function () { f(); });
@@ -19,6 +20,7 @@ if (typeof hostLazy === "function" || typeof g.queueMicrotask !== "function") {
 var TOOLS = "call a tool instead: await tools[\"name\"](args) (list them with await tools.code_tools_list({}))";
 lazyGlobals(["require", "importScripts", "fetch", "XMLHttpRequest", "WebSocket", "setImmediate", "clearImmediate"], function (name) {
   var msg;
+  lateLoad();
   switch (name) {
     case "require": msg = "require() is not available in code_run programs: modules cannot be loaded; " + TOOLS; break;
     case "importScripts": msg = "importScripts() is not available in code_run programs: scripts cannot be loaded; " + TOOLS; break;

@@ -22,11 +22,9 @@ function tooBig(what, bytes, buffer) {
 }
 // refuseSize throws a size check's refusal.
 function refuseSize(msg) {
+  lateLoad();
   var e = new RangeErrorCtor(msg);
-  if (budgetErrors === null) {
-    weakLoad();
-    budgetErrors = new WeakSetCtor();
-  }
+  if (budgetErrors === null) budgetErrors = new WeakSetCtor();
   ReflectApply(weakAdd, budgetErrors, [e]);
   throw e;
 }
@@ -66,11 +64,9 @@ function isGenuineArray(v) {
   return proxies === null || !ReflectApply(weakHas, proxies, [v]);
 }
 if (!nativeIsProxy) {
+  lateLoad();
   var noteProxy = function (p) {
-    if (proxies === null) {
-      weakLoad();
-      proxies = new WeakSetCtor();
-    }
+    if (proxies === null) proxies = new WeakSetCtor();
     ReflectApply(weakAdd, proxies, [p]);
     return p;
   };
@@ -132,6 +128,7 @@ if (typeof nativeSizeChecks !== "function") {
 // (a template) cannot be used here: String() is ToString but for symbols.
 var concatBuiltin, StringFn, concatPart = null;
 if (typeof nativeSizeChecks !== "function") {
+  lateLoad();
   concatBuiltin = String.prototype.concat, StringFn = String;
   concatPart = function (v) {
     if (typeof v === "symbol") throw new TypeErrorCtor("cannot convert a Symbol value to a string");

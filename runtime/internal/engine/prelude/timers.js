@@ -20,6 +20,7 @@ var timerSeq = 0;
 var startTimer = null;
 // Built when a program first names one (lazyGlobals): most never do.
 lazyGlobals(["setTimeout", "setInterval", "clearTimeout", "clearInterval"], function (name) {
+  lateLoad();
   if (startTimer === null) {
     startTimer = function (name, callback, delay, args, repeat) {
       if (typeof callback !== "function") throw new TypeErrorCtor(name + ": the callback must be a function");

@@ -34,6 +34,7 @@ var bindingErrors = null;
 // info when the failure carries details. Its stack names no frame (they
 // would be the prelude's).
 function bindingError(code, message, info) {
+  lateLoad();
   var err = new ErrorCtor(message);
   defineProperty(err, "stack", { value: "Error: " + message, writable: true, configurable: true, enumerable: false });
   err.code = code;
@@ -42,10 +43,7 @@ function bindingError(code, message, info) {
     err.info = info;
     try { host.info = jsonParse(jsonStringify(info)); } catch (e) {} // a copy the program never sees
   }
-  if (bindingErrors === null) {
-    weakLoad();
-    bindingErrors = new WeakMapCtor();
-  }
+  if (bindingErrors === null) bindingErrors = new WeakMapCtor();
   ReflectApply(weakSet, bindingErrors, [err, host]);
   return err;
 }
@@ -139,6 +137,7 @@ function begin(names, limit) {
 // (engine.Thrown).
 function describe(e) {
   var d = {};
+  lateLoad();
   try {
     if (e instanceof ErrorCtor) {
       d.error = true;

@@ -58,6 +58,7 @@ var webLocaleMethods = null;
 // runs.
 function webRegister() {
 if (webGroups !== null) return;
+lateLoad();
 webGroups = {};
 function webGroup(names, build) {
   var grp = { names: names, build: build, done: false };
