@@ -24,8 +24,11 @@ var ReflectApply = Reflect.apply;
 // hostIntrinsic(name) (goja: the realm's own, whatever a program did to
 // the globals since), when first needed: most runs need none of them,
 // and a realm built per call pays for every built-in the prelude reads.
-// Every function that uses one calls lateLoad() first, or is made by one
-// that did (console's, the timers', es.js's, web.js's makers).
+// lateLoad also makes the helpers only those paths use (tag, install,
+// defineGlobal here, sizes.js's sizesLate): every function costs a goja
+// runtime ~400 bytes. Every function that uses one calls lateLoad() first,
+// or is made by one that did (console's, the timers', es.js's, web.js's
+// makers, the glue's guards and typedSource).
 var ErrorCtor, RangeErrorCtor, TypeErrorCtor, ProxyCtor, PromiseCtor, promiseReject;
 var tagOf, errorToString, ReflectConstruct, ReflectGet;
 var WeakSetCtor, weakAdd, weakHas, WeakMapCtor, weakGet, weakSet;
@@ -46,14 +49,24 @@ function lateLoad() {
     WeakSetCtor = WeakSet, weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
     WeakMapCtor = WeakMap, weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
   }
+  // tag(v) is v's Object.prototype.toString tag, "" if reading it threw.
+  tag = function (v) {
+    try { return ReflectApply(tagOf, v, []); } catch (e) { return ""; }
+  };
+  // install defines f as a non-enumerable method named after it.
+  install = function (obj, f) {
+    defineProperty(obj, f.name, { value: hide(f), writable: true, configurable: true, enumerable: false });
+  };
+  defineGlobal = function (name, value) {
+    defineProperty(g, name, { value: hide(value), writable: true, configurable: true, enumerable: false });
+  };
+  sizesLate();
 }
+// (No initial values: lateLoad may have run before this line, and does
+// below where the glue has no hostIntrinsic.)
+var tag, install, defineGlobal;
 if (typeof hostIntrinsic !== "function") lateLoad();
 var SymIter = Symbol.iterator;
-
-function tag(v) {
-  lateLoad();
-  try { return ReflectApply(tagOf, v, []); } catch (e) { return ""; }
-}
 function isObject(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
 // The prelude's functions that a program can reach (a binding, a console
 // method, a wrapped built-in): Function.prototype.toString shows them as
@@ -69,13 +82,6 @@ function hide(f) {
   }
   return f;
 }
-// install defines f as a non-enumerable method named after it.
-function install(obj, f) {
-  defineProperty(obj, f.name, { value: hide(f), writable: true, configurable: true, enumerable: false });
-}
-function defineGlobal(name, value) {
-  defineProperty(g, name, { value: hide(value), writable: true, configurable: true, enumerable: false });
-}
 // lazyGlobals(names, build) defines each global named as build(name)'s
 // value: now, or, in an engine whose glue declares hostLazy(names, build)
 // and which takes the name (goja: its global object's template), when a
@@ -84,6 +90,7 @@ function defineGlobal(name, value) {
 // (hostLazy takes all the names or none.)
 function lazyGlobals(names, build) {
   if (typeof hostLazy === "function" && hostLazy(names, build)) return;
+  lateLoad();
   for (var i = 0; i < names.length; i++) defineGlobal(names[i], build(names[i]));
 }
 function rejected(e) {

@@ -16,10 +16,6 @@ var MAX_LENGTH = 9007199254740991;
 // run as MEMORY_LIMIT (describe), as the engine's own cap would: one cause,
 // one code, on every engine.
 var budgetErrors = null; // the refusals (WeakSet, made on first use)
-function tooBig(what, bytes, buffer) {
-  var msg = reserve(what, bytes, buffer === true);
-  if (msg) refuseSize(msg);
-}
 // refuseSize throws a size check's refusal.
 function refuseSize(msg) {
   lateLoad();
@@ -28,41 +24,50 @@ function refuseSize(msg) {
   ReflectApply(weakAdd, budgetErrors, [e]);
   throw e;
 }
-// toStr is ToString; a string is returned as is (a template literal
-// would copy it).
-function toStr(v) { return typeof v === "string" ? v : `${v}`; }
-// toInt is ToIntegerOrInfinity: it converts v (calling valueOf and
-// friends) exactly once.
-function toInt(v) {
-  var n = +v;
-  if (n !== n) return 0;
-  if (n === Infinity || n === -Infinity) return n;
-  n = n - n % 1;
-  return n === 0 ? 0 : n;
+// The helpers of the checks (made by lateLoad: sizesLate, with the
+// intrinsics; the checks themselves, the glue's guards and typedSource,
+// web.js and es.js call lateLoad first).
+var tooBig, toStr, toInt, toLen, relIdx, snapshot, isGenuineArray;
+function sizesLate() {
+  tooBig = function (what, bytes, buffer) {
+    var msg = reserve(what, bytes, buffer === true);
+    if (msg) refuseSize(msg);
+  };
+  // toStr is ToString; a string is returned as is (a template literal
+  // would copy it).
+  toStr = function (v) { return typeof v === "string" ? v : `${v}`; };
+  // toInt is ToIntegerOrInfinity: it converts v (calling valueOf and
+  // friends) exactly once.
+  toInt = function (v) {
+    var n = +v;
+    if (n !== n) return 0;
+    if (n === Infinity || n === -Infinity) return n;
+    n = n - n % 1;
+    return n === 0 ? 0 : n;
+  };
+  toLen = function (v) {
+    var n = toInt(v);
+    return n <= 0 ? 0 : n > MAX_LENGTH ? MAX_LENGTH : n;
+  };
+  relIdx = function (rel, len) {
+    if (rel < 0) return len + rel < 0 ? 0 : len + rel;
+    return rel < len ? rel : len;
+  };
+  // An array the program never sees: no prototype, so neither inherited
+  // setters nor a Symbol.iterator; a built-in reads it as a plain array-like.
+  snapshot = function () { return setProto([], null); };
+  isGenuineArray = function (v) {
+    if (!isArray(v)) return false;
+    if (nativeIsProxy) return !hostIsProxy(v);
+    return proxies === null || !ReflectApply(weakHas, proxies, [v]);
+  };
 }
-function toLen(v) {
-  var n = toInt(v);
-  return n <= 0 ? 0 : n > MAX_LENGTH ? MAX_LENGTH : n;
-}
-function relIdx(rel, len) {
-  if (rel < 0) return len + rel < 0 ? 0 : len + rel;
-  return rel < len ? rel : len;
-}
-// An array the program never sees: no prototype, so neither inherited
-// setters nor a Symbol.iterator; a built-in reads it as a plain array-like.
-function snapshot() { return setProto([], null); }
-
 // Proxies the program creates are remembered, so that a check can tell a
 // genuine array (whose length reads run no program code, so the built-in
 // reads what the check read) from a proxy of one; an engine whose glue
 // declares hostIsProxy(v) (goja) tells a proxy itself, and neither Proxy
 // nor Proxy.revocable is wrapped.
 var proxies = null, nativeIsProxy = typeof hostIsProxy === "function";
-function isGenuineArray(v) {
-  if (!isArray(v)) return false;
-  if (nativeIsProxy) return !hostIsProxy(v);
-  return proxies === null || !ReflectApply(weakHas, proxies, [v]);
-}
 if (!nativeIsProxy) {
   lateLoad();
   var noteProxy = function (p) {
@@ -95,6 +100,7 @@ if (!nativeIsProxy) {
 // String.prototype builds it on goja, in every runtime.)
 var repeatF, padStartF, padEndF;
 if (typeof nativeSizeChecks !== "function") {
+  lateLoad(); // (install, below)
   repeatF = String.prototype.repeat, padStartF = String.prototype.padStart, padEndF = String.prototype.padEnd;
 }
 if (typeof nativeSizeChecks !== "function") install(String.prototype, {
@@ -163,6 +169,7 @@ var sortBuiltin, toSortedBuiltin, fillF;
 // (a realm built per call pays for every function the prelude makes, and
 // most programs call none of these).
 function arrayCheck(name, builtin) {
+  lateLoad();
   switch (name) {
     case "sort":
       sortBuiltin = builtin;
@@ -207,6 +214,7 @@ function arrayCheck(name, builtin) {
   }.fill);
 }
 if (typeof hostLazyArray !== "function" || !hostLazyArray(["sort", "toSorted", "fill"], arrayCheck)) {
+  lateLoad();
   install(ArrayProto, arrayCheck("sort", ArrayProto.sort));
   if (typeof ArrayProto.toSorted === "function") install(ArrayProto, arrayCheck("toSorted", ArrayProto.toSorted));
   install(ArrayProto, arrayCheck("fill", ArrayProto.fill));
