@@ -38,13 +38,15 @@ func IsProxy(v Value) bool {
 
 // Intrinsic returns the realm's built-in of the name given, as the realm
 // made it, whatever a program did to the globals and prototypes since: a
-// constructor is the realm's own object (WeakSet, WeakMap, Error,
-// RangeError, TypeError, Proxy, Promise; eval, the built-in a direct eval
-// must call), a method a new function object
-// of the same built-in (WeakSet.prototype.add and has, WeakMap.prototype.get
-// and set, Promise.reject, Object.prototype.toString,
-// Error.prototype.toString, Reflect.construct and Reflect.get), which
-// Reflect.apply runs with the built-in's own steps. nil for any other
+// constructor or prototype is the realm's own object (WeakSet, WeakMap,
+// Error, RangeError, TypeError, Proxy, Promise, Array, Array.prototype;
+// eval, the built-in a direct eval must call), a method a new function
+// object of the same built-in (WeakSet.prototype.add and has,
+// WeakMap.prototype.get and set, Promise.reject, Object.prototype.toString,
+// Error.prototype.toString, Reflect.apply, construct and get,
+// Array.isArray, JSON.parse, Object.getOwnPropertyDescriptor, keys,
+// getPrototypeOf and setPrototypeOf), which Reflect.apply runs with the
+// built-in's own steps; Symbol.iterator is the symbol. nil for any other
 // name. (An embedder that captures built-ins for later use need not read
 // them before a program runs.)
 func (r *Runtime) Intrinsic(name string) Value {
@@ -71,6 +73,26 @@ func (r *Runtime) Intrinsic(name string) Value {
 		return r.newNativeFunc(r.builtin_reflect_get, "get", 2)
 	case "eval":
 		return r.getEval()
+	case "Array":
+		return r.getArray()
+	case "Array.prototype":
+		return r.getArrayPrototype()
+	case "Array.isArray":
+		return r.newNativeFunc(r.array_isArray, "isArray", 1)
+	case "Object.getOwnPropertyDescriptor":
+		return r.newNativeFunc(r.object_getOwnPropertyDescriptor, "getOwnPropertyDescriptor", 2)
+	case "Object.keys":
+		return r.newNativeFunc(r.object_keys, "keys", 1)
+	case "Object.getPrototypeOf":
+		return r.newNativeFunc(r.object_getPrototypeOf, "getPrototypeOf", 1)
+	case "Object.setPrototypeOf":
+		return r.newNativeFunc(r.object_setPrototypeOf, "setPrototypeOf", 2)
+	case "JSON.parse":
+		return r.newNativeFunc(r.builtinJSON_parse, "parse", 2)
+	case "Reflect.apply":
+		return r.newNativeFunc(r.builtin_reflect_apply, "apply", 3)
+	case "Symbol.iterator":
+		return SymIterator
 	case "WeakSet":
 		return r.getWeakSet()
 	case "WeakSet.prototype.add":

@@ -283,7 +283,7 @@ function arrayGuard(name, f) {
   })();
   return guardFor(name, f);
 }
-if (!hostLazyArray(["map", "sort", "toReversed", "keys", "values", "entries", "toSpliced", "with", "indexOf", "lastIndexOf", "includes"], arrayGuard)) {
+if (!hostLazyArray("map,sort,toReversed,keys,values,entries,toSpliced,with,indexOf,lastIndexOf,includes", arrayGuard)) {
   lateLoad();
   throw new TypeErrorCtor("the runtime did not take Array.prototype's guards");
 }

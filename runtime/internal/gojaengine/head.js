@@ -4,8 +4,9 @@
 // before glue.js's statements run; assigned here, each is the native
 // itself (glue.js's list), not a function declaration forwarding to it:
 // every function costs each runtime ~400 bytes.
-// hostLazy(names, build): the runtime builds each global named on first
-// touch (lazyGlobals, vm.go's lazyNames), if it takes every name.
+// hostLazy(names, build): the runtime builds each global named
+// (comma-separated) on first touch (lazyGlobals, vm.go's lazyNames), if it
+// takes every name.
 // hostLazyArray(names, build): the runtime makes each Array.prototype
 // method named, on first touch, as build(name, builtin) (vm.go's
 // buildArrayMethod); sizes.js's checks, then glue.js's guards.

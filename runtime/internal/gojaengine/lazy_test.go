@@ -132,9 +132,9 @@ func TestWeakIntrinsics(t *testing.T) {
 }
 
 // TestLateIntrinsics: the built-ins the prelude uses only in what it makes
-// on first use (the error constructors it throws with, Proxy, Promise,
-// Reflect.construct and get, the two toString methods: common.js's
-// lateLoad) are taken from the realm when first needed, so a program that
+// on first use (Object's methods but defineProperty, Array, JSON.parse,
+// Reflect, Symbol.iterator, the error constructors it throws with, Proxy,
+// Promise, the two toString methods: common.js's lateLoad) are taken from the realm when first needed, so a program that
 // replaced the globals first changes nothing: each path that needs one
 // throws the realm's own errors, and the values are what they were when
 // the prelude captured them at setup.
@@ -147,9 +147,11 @@ func TestLateIntrinsics(t *testing.T) {
 	// (The engine's first runtime answers its probe of the features it
 	// lacks, polyfill("?"), which loads them all.)
 	enginetest.Exec(t, eng, `return 0`, enginetest.ExecOptions{})
-	const keep = `const E = Error, RE = RangeError, TE = TypeError;`
+	const keep = `const E = Error, RE = RangeError, TE = TypeError, AP = Array.prototype, SI = Symbol.iterator;`
 	const sabotage = keep + ` globalThis.Error = globalThis.RangeError = globalThis.TypeError = globalThis.Proxy = globalThis.Promise = globalThis.Reflect = null;
-Object.prototype.toString = () => "[object Error]"; E.prototype.toString = () => "replaced";`
+Object.prototype.toString = () => "[object Error]"; E.prototype.toString = () => "replaced";
+Object.keys = Object.getOwnPropertyDescriptor = Object.getPrototypeOf = Object.setPrototypeOf = Array.isArray = JSON.parse = () => { throw new E("replaced") };
+globalThis.Array = globalThis.Symbol = null;`
 	for _, c := range []struct{ name, src, want string }{
 		{"queueMicrotask", sabotage + `try { queueMicrotask(5) } catch (e) { return [e instanceof TE, e.name, e.message] }`,
 			`[true,"TypeError","queueMicrotask: the callback must be a function"]`},
@@ -159,9 +161,9 @@ Object.prototype.toString = () => "[object Error]"; E.prototype.toString = () =>
 			`[true,"fetch() is not avail"]`},
 		{"size refusal", sabotage + `const a = []; a.length = 2 ** 32 - 1; try { a.sort() } catch (e) { return [e instanceof RE, e.name] }`,
 			`[true,"RangeError"]`},
-		{"guard on an array-like", sabotage + `const o = Array.prototype.sort.call({ get length() { return 2 }, 0: "b", 1: "a" }); return [o[0], o[1]]`,
+		{"guard on an array-like", sabotage + `const o = AP.sort.call({ get length() { return 2 }, 0: "b", 1: "a" }); return [o[0], o[1]]`,
 			`["a","b"]`},
-		{"typed array from an iterable", sabotage + `try { new Uint8Array({ [Symbol.iterator]: 5 }) } catch (e) { return [e instanceof TE, e.message] }`,
+		{"typed array from an iterable", sabotage + `try { new Uint8Array({ [SI]: 5 }) } catch (e) { return [e instanceof TE, e.message] }`,
 			`[true,"Symbol.iterator is not a function"]`},
 		{"binding error", sabotage + `try { await tools.anything({ n: 1n }) } catch (e) { return [e instanceof E, e.code] }`,
 			`[true,"INVALID_ARGUMENTS"]`},
@@ -179,9 +181,33 @@ Object.prototype.toString = () => "[object Error]"; E.prototype.toString = () =>
 	if o.Err == nil || !strings.Contains(o.Err.Message, "RangeError: late") {
 		t.Errorf("thrown: got %s, %v; want RangeError: late", o.Value, o.Err)
 	}
-	o = enginetest.Exec(t, eng, sabotage+`console.log(new E("logged"), 1); console.log({ a: 1 }, 2); return 0`, enginetest.ExecOptions{})
-	if o.Err != nil || len(o.Logs) != 2 || !strings.Contains(o.Logs[0], "Error: logged") || !strings.Contains(o.Logs[1], "{ a: 1 } 2") {
+	o = enginetest.Exec(t, eng, sabotage+`console.log(new E("logged"), 1); console.log({ a: 1 }, [2]); return 0`, enginetest.ExecOptions{})
+	if o.Err != nil || len(o.Logs) != 2 || !strings.Contains(o.Logs[0], "Error: logged") || !strings.Contains(o.Logs[1], "{ a: 1 } [ 2 ]") {
 		t.Errorf("logged: got %q, %v", o.Logs, o.Err)
+	}
+	// A persistent environment's globals, listed after a program replaced
+	// Object.keys (the prelude's globals()).
+	env, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if o := enginetest.Exec(t, eng, sabotage+`globalThis.mine = 1; return 0`, enginetest.ExecOptions{Env: env}); o.Err != nil {
+		t.Fatalf("persistent: %v", o.Err)
+	}
+	if got := strings.Join(env.Globals(), ","); got != "AP,E,RE,SI,TE,mine" {
+		t.Errorf("globals: %s, want AP,E,RE,SI,TE,mine", got)
+	}
+	env2, err := eng.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env2.Close()
+	if o := enginetest.Exec(t, eng, `globalThis.mine = 1; Object.keys = () => { throw 1 }; return 0`, enginetest.ExecOptions{Env: env2}); o.Err != nil {
+		t.Fatalf("persistent: %v", o.Err)
+	}
+	if got := strings.Join(env2.Globals(), ","); got != "mine" {
+		t.Errorf("globals: %s, want mine", got)
 	}
 }
 

@@ -100,29 +100,20 @@ func (v *vm) buildGlobal(name string) goja.Value {
 }
 
 // hostLazy is the native behind the glue's hostLazy(names, build):
-// it takes the names if every one is in lazyNames. (The functions are
+// it takes the names (comma-separated) if every one is in lazyNames. (The functions are
 // made callable from Go only when a global is built: a goja.Callable
 // costs two allocations, and most runtimes build none.)
 func (v *vm) hostLazy(c goja.FunctionCall) goja.Value {
-	names, ok := c.Argument(0).(*goja.Object)
+	names, ok := c.Argument(0).(goja.String)
 	build := c.Argument(1)
-	if !ok || !isFunction(build) {
+	if !ok || !isFunction(build) || !namesIn(names.String(), lazyNames) {
 		return v.rt.ToValue(false)
-	}
-	n := names.Get("length").ToInteger()
-	if n <= 0 || n > int64(len(lazyNames)) {
-		return v.rt.ToValue(false)
-	}
-	for i := range n {
-		if !slices.Contains(lazyNames, names.Get(strconv.FormatInt(i, 10)).String()) {
-			return v.rt.ToValue(false)
-		}
 	}
 	if v.lazy == nil {
 		v.lazy = make([]lazyBuild, 0, len(lazyNames))
 	}
-	for i := range n {
-		v.lazy = append(v.lazy, lazyBuild{names.Get(strconv.FormatInt(i, 10)).String(), build})
+	for name := range strings.SplitSeq(names.String(), ",") {
+		v.lazy = append(v.lazy, lazyBuild{name, build})
 	}
 	return v.rt.ToValue(true)
 }
@@ -144,31 +135,22 @@ var lazyArrayProto = goja.NewLazyArrayProto(append(lazyArrayNames[:len(lazyArray
 // arrayBuild is a builder the prelude registered for an Array.prototype
 // method (hostLazyArray): made callable on first use.
 type arrayBuild struct {
-	names *goja.Object
+	names string // comma-separated
 	build goja.Value
 	fn    goja.Callable
 }
 
 // hostLazyArray is the native behind the glue's hostLazyArray(names,
-// build): it takes the names if every one is in lazyArrayNames. Builders
-// registered for one name apply in order (sizes.js's sort check, then the
-// glue's guard in front of it).
+// build): it takes the names (comma-separated) if every one is in
+// lazyArrayNames. Builders registered for one name apply in order
+// (sizes.js's sort check, then the glue's guard in front of it).
 func (v *vm) hostLazyArray(c goja.FunctionCall) goja.Value {
-	names, ok := c.Argument(0).(*goja.Object)
+	names, ok := c.Argument(0).(goja.String)
 	build := c.Argument(1)
-	if !ok || !isFunction(build) {
+	if !ok || !isFunction(build) || !namesIn(names.String(), lazyArrayNames) {
 		return v.rt.ToValue(false)
 	}
-	n := names.Get("length").ToInteger()
-	if n <= 0 || n > int64(len(lazyArrayNames)) {
-		return v.rt.ToValue(false)
-	}
-	for i := range n {
-		if !slices.Contains(lazyArrayNames, names.Get(strconv.FormatInt(i, 10)).String()) {
-			return v.rt.ToValue(false)
-		}
-	}
-	v.arrayLazy = append(v.arrayLazy, arrayBuild{names: names, build: build})
+	v.arrayLazy = append(v.arrayLazy, arrayBuild{names: names.String(), build: build})
 	return v.rt.ToValue(true)
 }
 
@@ -217,13 +199,27 @@ func (v *vm) buildArrayMethod(name string, builtin goja.Value) goja.Value {
 
 // has reports whether name is one of the builder's names.
 func (b *arrayBuild) has(name string) bool {
-	n := b.names.Get("length").ToInteger()
-	for i := range n {
-		if b.names.Get(strconv.FormatInt(i, 10)).String() == name {
+	for n := range strings.SplitSeq(b.names, ",") {
+		if n == name {
 			return true
 		}
 	}
 	return false
+}
+
+// namesIn reports whether names, comma-separated, are one or more of
+// known (the prelude passes names as one string: an array literal costs a
+// goja runtime two objects).
+func namesIn(names string, known []string) bool {
+	if names == "" {
+		return false
+	}
+	for n := range strings.SplitSeq(names, ",") {
+		if !slices.Contains(known, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // isFunction is typeof f === "function", without making a goja.Callable.

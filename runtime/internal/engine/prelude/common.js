@@ -6,35 +6,35 @@
 // and classifies values by their tag rather than by their constructor.
 var g = globalThis;
 var defineProperty = Object.defineProperty;
-var getOwn = Object.getOwnPropertyDescriptor;
-var keysOf = Object.keys;
-var isArray = Array.isArray;
-var getProto = Object.getPrototypeOf;
-var setProto = Object.setPrototypeOf;
 var objectProto = Object.prototype;
-var ObjectCtor = Object, ArrayCtor = Array, ArrayProto = Array.prototype;
-var jsonStringify = JSON.stringify, jsonParse = JSON.parse;
-var ReflectApply = Reflect.apply;
-// The built-ins that only what is made on first use needs (the error
-// constructors the prelude throws with, Proxy, Promise, the two
-// toString methods, Reflect.construct and Reflect.get, and the weak
-// collections of the prelude's private marks: size refusals, binding
-// errors, and where the engine has no means of its own, hidden functions
-// and proxies), captured by lateLoad(): now, or, where the glue declares
-// hostIntrinsic(name) (goja: the realm's own, whatever a program did to
-// the globals since), when first needed: most runs need none of them,
-// and a realm built per call pays for every built-in the prelude reads.
+var ObjectCtor = Object;
+var jsonStringify = JSON.stringify;
+// The built-ins that only what is made on first use needs (Object's
+// other methods, Array, JSON.parse, Reflect, Symbol.iterator, the error
+// constructors the prelude throws with, Proxy, Promise, the two toString
+// methods, and the weak collections of the prelude's private marks: size
+// refusals, binding errors, and where the engine has no means of its
+// own, hidden functions and proxies), captured by lateLoad(): now, or,
+// where the glue declares hostIntrinsic(name) (goja: the realm's own,
+// whatever a program did to the globals since), when first needed: most
+// runs need none of them, and a realm built per call pays for every
+// built-in the prelude reads.
 // lateLoad also makes the helpers only those paths use (tag, install,
 // defineGlobal here, sizes.js's sizesLate): every function costs a goja
 // runtime ~400 bytes. Every function that uses one calls lateLoad() first,
 // or is made by one that did (console's, the timers', es.js's, web.js's
 // makers, the glue's guards and typedSource).
+var getOwn, keysOf, isArray, getProto, setProto, ArrayCtor, ArrayProto, jsonParse, ReflectApply, SymIter;
 var ErrorCtor, RangeErrorCtor, TypeErrorCtor, ProxyCtor, PromiseCtor, promiseReject;
 var tagOf, errorToString, ReflectConstruct, ReflectGet;
 var WeakSetCtor, weakAdd, weakHas, WeakMapCtor, weakGet, weakSet;
 function lateLoad() {
   if (ErrorCtor !== undefined) return;
   if (typeof hostIntrinsic === "function") {
+    getOwn = hostIntrinsic("Object.getOwnPropertyDescriptor"), keysOf = hostIntrinsic("Object.keys");
+    getProto = hostIntrinsic("Object.getPrototypeOf"), setProto = hostIntrinsic("Object.setPrototypeOf");
+    ArrayCtor = hostIntrinsic("Array"), ArrayProto = hostIntrinsic("Array.prototype"), isArray = hostIntrinsic("Array.isArray");
+    jsonParse = hostIntrinsic("JSON.parse"), ReflectApply = hostIntrinsic("Reflect.apply"), SymIter = hostIntrinsic("Symbol.iterator");
     ErrorCtor = hostIntrinsic("Error"), RangeErrorCtor = hostIntrinsic("RangeError"), TypeErrorCtor = hostIntrinsic("TypeError");
     ProxyCtor = hostIntrinsic("Proxy"), PromiseCtor = hostIntrinsic("Promise"), promiseReject = hostIntrinsic("Promise.reject");
     tagOf = hostIntrinsic("Object.prototype.toString"), errorToString = hostIntrinsic("Error.prototype.toString");
@@ -42,6 +42,10 @@ function lateLoad() {
     WeakSetCtor = hostIntrinsic("WeakSet"), weakAdd = hostIntrinsic("WeakSet.prototype.add"), weakHas = hostIntrinsic("WeakSet.prototype.has");
     WeakMapCtor = hostIntrinsic("WeakMap"), weakGet = hostIntrinsic("WeakMap.prototype.get"), weakSet = hostIntrinsic("WeakMap.prototype.set");
   } else {
+    getOwn = Object.getOwnPropertyDescriptor, keysOf = Object.keys;
+    getProto = Object.getPrototypeOf, setProto = Object.setPrototypeOf;
+    ArrayCtor = Array, ArrayProto = Array.prototype, isArray = Array.isArray;
+    jsonParse = JSON.parse, ReflectApply = Reflect.apply, SymIter = Symbol.iterator;
     ErrorCtor = Error, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
     ProxyCtor = Proxy, PromiseCtor = Promise, promiseReject = Promise.reject;
     tagOf = Object.prototype.toString, errorToString = Error.prototype.toString;
@@ -66,7 +70,6 @@ function lateLoad() {
 // below where the glue has no hostIntrinsic.)
 var tag, install, defineGlobal;
 if (typeof hostIntrinsic !== "function") lateLoad();
-var SymIter = Symbol.iterator;
 function isObject(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
 // The prelude's functions that a program can reach (a binding, a console
 // method, a wrapped built-in): Function.prototype.toString shows them as
@@ -82,16 +85,18 @@ function hide(f) {
   }
   return f;
 }
-// lazyGlobals(names, build) defines each global named as build(name)'s
-// value: now, or, in an engine whose glue declares hostLazy(names, build)
-// and which takes the name (goja: its global object's template), when a
-// program first touches it. build may only use what this prelude captured
-// (a program may have run by then) and must not read the global it builds.
-// (hostLazy takes all the names or none.)
+// lazyGlobals(names, build) defines each global named (names is
+// comma-separated: an array literal costs a goja runtime two objects) as
+// build(name)'s value: now, or, in an engine whose glue declares
+// hostLazy(names, build) and which takes the name (goja: its global
+// object's template), when a program first touches it. build may only use
+// what this prelude captured (a program may have run by then) and must
+// not read the global it builds. (hostLazy takes all the names or none.)
 function lazyGlobals(names, build) {
   if (typeof hostLazy === "function" && hostLazy(names, build)) return;
   lateLoad();
-  for (var i = 0; i < names.length; i++) defineGlobal(names[i], build(names[i]));
+  var list = names.split(",");
+  for (var i = 0; i < list.length; i++) defineGlobal(list[i], build(list[i]));
 }
 function rejected(e) {
   lateLoad();

@@ -122,7 +122,7 @@ function consoleLib() {
 var logSpent = false;
 // Built when a program first names it (lazyGlobals): a realm built per
 // call (goja) pays for every object the prelude makes.
-lazyGlobals(["console"], function () {
+lazyGlobals("console", function () {
   var lib = consoleLib(), format = lib.format, shown = lib.shown;
   var con = typeof consoleNative === "function" ? consoleNative(format) : {
     log: function () { if (!logSpent) hostLog("log", format(arguments)); },

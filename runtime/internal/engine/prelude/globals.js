@@ -5,7 +5,7 @@
 // touches it (lazyGlobals; reading the global here would build it before
 // its builder is registered).
 if (typeof hostLazy === "function" || typeof g.queueMicrotask !== "function") {
-  lazyGlobals(["queueMicrotask"], function () {
+  lazyGlobals("queueMicrotask", function () {
     lateLoad();
     return function queueMicrotask(f) {
       if (typeof f !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
@@ -18,7 +18,7 @@ if (typeof hostLazy === "function" || typeof g.queueMicrotask !== "function") {
 // timers of one run are timers.js's; setImmediate is Node's alone.)
 // The messages are made when a program first touches one (lazyGlobals).
 var TOOLS = "call a tool instead: await tools[\"name\"](args) (list them with await tools.code_tools_list({}))";
-lazyGlobals(["require", "importScripts", "fetch", "XMLHttpRequest", "WebSocket", "setImmediate", "clearImmediate"], function (name) {
+lazyGlobals("require,importScripts,fetch,XMLHttpRequest,WebSocket,setImmediate,clearImmediate", function (name) {
   var msg;
   lateLoad();
   switch (name) {

@@ -213,7 +213,7 @@ function arrayCheck(name, builtin) {
     }
   }.fill);
 }
-if (typeof hostLazyArray !== "function" || !hostLazyArray(["sort", "toSorted", "fill"], arrayCheck)) {
+if (typeof hostLazyArray !== "function" || !hostLazyArray("sort,toSorted,fill", arrayCheck)) {
   lateLoad();
   install(ArrayProto, arrayCheck("sort", ArrayProto.sort));
   if (typeof ArrayProto.toSorted === "function") install(ArrayProto, arrayCheck("toSorted", ArrayProto.toSorted));

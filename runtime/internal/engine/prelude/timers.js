@@ -19,7 +19,7 @@ var timerSeq = 0;
 // about 400 bytes), made with the first timer global.
 var startTimer = null;
 // Built when a program first names one (lazyGlobals): most never do.
-lazyGlobals(["setTimeout", "setInterval", "clearTimeout", "clearInterval"], function (name) {
+lazyGlobals("setTimeout,setInterval,clearTimeout,clearInterval", function (name) {
   lateLoad();
   if (startTimer === null) {
     startTimer = function (name, callback, delay, args, repeat) {

@@ -199,6 +199,7 @@ function outcome(ok, v) {
 // at its end where that is cheap.
 var pristine = { __proto__: null };
 function globals() {
+  lateLoad();
   var out = [], ks = keysOf(g);
   for (var i = 0; i < ks.length; i++) if (pristine[ks[i]] !== true) out.push(ks[i]);
   return out.sort();
