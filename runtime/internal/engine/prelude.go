@@ -29,6 +29,12 @@ import (
 //	hostTimer(id, ms, fire, rearm), hostClearTimer(id)
 //	                             the run's timers (see timers.js)
 //	glueEntries                  the glue's own entry points (an array)
+//	glueLate()                   optional: what the glue makes or reads
+//	                             only for the paths made on first use,
+//	                             called by common.js's lateLoad the first
+//	                             time one of them needs the late
+//	                             intrinsics (goja: the natives those paths
+//	                             call, each made when first read)
 //
 // and the engine's own size checks (join, Array.from, …). The result is
 // one function expression, (function (native) { … }), which the engine

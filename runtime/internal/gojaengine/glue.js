@@ -19,8 +19,19 @@
 // iterating natively (an array iterator over a sparse array, say) cannot
 // be interrupted.
 var hostLog = native[0], reserve = native[1], hostRefusal = native[2], hostCall = native[3], hostTools = native[4];
-var hostTimer = native[6], hostClearTimer = native[7]; // timers.js
-var hostService = native[8]; // web.js, intl.js (called only after this file ran)
+// The natives only lazily made code calls (the timers', the web globals',
+// console's builder, typedSource's collect) are read when common.js's
+// lateLoad first runs: goja makes each native when it is first read
+// (vm.go's nativeTable), and most runs call none of them.
+var hostTimer, hostClearTimer, hostService, consoleNative, plainArrayIteration;
+function glueLate() {
+  hostTimer = native[6], hostClearTimer = native[7]; // timers.js
+  hostService = native[8]; // web.js, intl.js
+  // console.log, info, warn, error and debug are Go functions
+  // (vm.console), which call format only for what is not plain strings.
+  consoleNative = native[10];
+  plainArrayIteration = native[12];
+}
 // hostLazy, hostLazyArray, hostIntrinsic, hostIsProxy, makeTools,
 // hostHide and nativeSizeChecks are natives too, assigned in head.js,
 // which runs before the shared modules look for them.
@@ -33,9 +44,6 @@ var hostService = native[8]; // web.js, intl.js (called only after this file ran
 // (webInstall and refuseSize themselves, not functions that forward to
 // them: each function costs every runtime ~400 bytes.)
 var glueEntries = [webInstall, refuseSize, typedSource];
-// console.log, info, warn, error and debug are Go functions (vm.console),
-// which call format only for what is not plain strings.
-var consoleNative = native[10]; // (read by console's builder, after this file ran)
 
 // typedSource is the typed-array constructors' step for an iterable or an
 // array-like a (neither a buffer nor a typed array: the built-in takes
@@ -49,7 +57,7 @@ var consoleNative = native[10]; // (read by console's builder, after this file r
 // Array.prototype.values or its guard below, and
 // %ArrayIteratorPrototype%.next is the built-in's own (goja answers,
 // without building the array iterator's prototypes: vm.go).
-var collect = null, iteratorOf = null, plainArrayIteration = native[12];
+var collect = null, iteratorOf = null;
 function typedSource(a, per, what) {
   if (collect === null) {
     lateLoad();

@@ -280,6 +280,8 @@ type vm struct {
 
 	lazy []lazyBuild // the lazy globals' builders (buildGlobal)
 
+	natives nativeTable // the prelude's natives, made on first read
+
 	arrayLazy   []arrayBuild // the Array.prototype methods' builders (buildArrayMethod)
 	valuesGuard goja.Value   // Array.prototype.values and [Symbol.iterator], once made
 	refusal     goja.Value   // the run's rejected promise for calls past its limit (Run.Refused)
@@ -317,75 +319,12 @@ func (d *driver) newVM() (*vm, error) {
 	if !ok {
 		return nil, errors.New("goja engine: the prelude is not a function")
 	}
-	// The natives are unnamed: the prelude keeps them to itself. (goja's
-	// ToValue would name each after its Go symbol.)
-	nf := func(f func(goja.FunctionCall) goja.Value) any { return rt.NewNativeFunction(f, "", 0) }
-	natives := rt.NewArray(
-		goja.Undefined(), // emit: console's methods are Go functions (vm.console)
-		nf(func(c goja.FunctionCall) goja.Value { // reserve(what, bytes, buffer)
-			return rt.ToValue(v.reserve(c.Argument(0).String(), c.Argument(1).ToFloat(), c.Argument(2).ToBoolean()))
-		}),
-		nf(v.refusalOf), // refusal(name)
-		nf(v.call),      // call(name, json)
-		nf(func(goja.FunctionCall) goja.Value { // tools(): the run's tool names
-			if v.names == nil {
-				names := []string(nil)
-				if v.run != nil {
-					names = v.run.Job().Tools
-				}
-				vals := make([]any, len(names))
-				for i, n := range names {
-					vals[i] = n
-				}
-				v.names = rt.NewArray(vals...)
-			}
-			return v.names
-		}),
-		nf(func(c goja.FunctionCall) goja.Value { // makeTools(makeTraps)
-			return v.makeTools(c.Argument(0))
-		}),
-		nf(v.timer), // timer(id, ms, fire, rearm)
-		nf(func(c goja.FunctionCall) goja.Value { // clearTimer(id)
-			if r := v.run; r != nil {
-				id := c.Argument(0).ToInteger()
-				if h, ok := v.timers[id]; ok {
-					delete(v.timers, id)
-					r.ClearTimer(h)
-				}
-			}
-			return goja.Undefined()
-		}),
-		nf(func(c goja.FunctionCall) goja.Value { // service(op, arg): webapi
-			return rt.ToValue(engine.HostService(d.zone, c.Argument(0).String(), c.Argument(1).String()))
-		}),
-		nf(v.hostLazy), // hostLazy(name, build, hide)
-		nf(func(c goja.FunctionCall) goja.Value { // console(format)
-			format, ok := goja.AssertFunction(c.Argument(0))
-			if !ok {
-				panic(rt.NewTypeError("console: format is not a function"))
-			}
-			return v.console(format)
-		}),
-		nf(func(c goja.FunctionCall) goja.Value { // hide(f)
-			if o, ok := c.Argument(0).(*goja.Object); ok {
-				o.SetSourceHidden()
-			}
-			return goja.Undefined()
-		}),
-		nf(func(c goja.FunctionCall) goja.Value { // isArrayValues(method)
-			return rt.ToValue(rt.IsArrayValues(c.Argument(0)))
-		}),
-		nf(v.hostLazyArray), // hostLazyArray(names, build)
-		nf(func(c goja.FunctionCall) goja.Value { // isProxy(v)
-			return rt.ToValue(goja.IsProxy(c.Argument(0)))
-		}),
-		nf(func(c goja.FunctionCall) goja.Value { // intrinsic(name)
-			if val := rt.Intrinsic(c.Argument(0).String()); val != nil {
-				return val
-			}
-			panic(rt.NewTypeError("no intrinsic " + c.Argument(0).String()))
-		}),
-	)
+	// The natives: glue.js's list, each made when the prelude first reads
+	// it (nativeTable): the glue reads those only lazily made code calls
+	// (the timers', the web globals', console's, typed arrays') when common.js's
+	// lateLoad first runs (glueLate), and most runs never do.
+	v.natives.v = v
+	natives := rt.NewDynamicArray(&v.natives)
 	entries, err := fn(goja.Undefined(), natives)
 	if err != nil {
 		return nil, fmt.Errorf("goja engine: running the prelude: %w", err)

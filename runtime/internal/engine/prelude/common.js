@@ -30,6 +30,7 @@ var tagOf, errorToString, ReflectConstruct, ReflectGet;
 var WeakSetCtor, weakAdd, weakHas, WeakMapCtor, weakGet, weakSet;
 function lateLoad() {
   if (ErrorCtor !== undefined) return;
+  if (typeof glueLate === "function") glueLate(); // the glue's own late part
   if (typeof hostIntrinsic === "function") {
     getOwn = hostIntrinsic("Object.getOwnPropertyDescriptor"), keysOf = hostIntrinsic("Object.keys");
     getProto = hostIntrinsic("Object.getPrototypeOf"), setProto = hostIntrinsic("Object.setPrototypeOf");
