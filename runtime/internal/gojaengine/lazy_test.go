@@ -181,9 +181,10 @@ globalThis.Array = globalThis.Symbol = null;`
 	if o.Err == nil || !strings.Contains(o.Err.Message, "RangeError: late") {
 		t.Errorf("thrown: got %s, %v; want RangeError: late", o.Value, o.Err)
 	}
-	o = enginetest.Exec(t, eng, sabotage+`console.log(new E("logged"), 1); console.log({ a: 1 }, [2]); return 0`, enginetest.ExecOptions{})
-	if o.Err != nil || len(o.Logs) != 2 || !strings.Contains(o.Logs[0], "Error: logged") || !strings.Contains(o.Logs[1], "{ a: 1 } [ 2 ]") {
-		t.Errorf("logged: got %q, %v", o.Logs, o.Err)
+	o = enginetest.Exec(t, eng, sabotage+`console.log("plain", "strings"); console.log(new E("logged"), 1); console.log({ a: 1 }, [2]); console.dir({ b: 2 }); return [String(console.log), String(console.dir), console.trace === console.debug, console.table === console.dir]`, enginetest.ExecOptions{})
+	if o.Err != nil || len(o.Logs) != 4 || !strings.HasSuffix(o.Logs[0], "plain strings") || !strings.Contains(o.Logs[1], "Error: logged") || !strings.Contains(o.Logs[2], "{ a: 1 } [ 2 ]") || !strings.HasSuffix(o.Logs[3], "{ b: 2 }") ||
+		string(o.Value) != `["function log() { [native code] }","function dir() { [native code] }",true,true]` {
+		t.Errorf("logged: got %q, %s, %v", o.Logs, o.Value, o.Err)
 	}
 	// A persistent environment's globals, listed after a program replaced
 	// Object.keys (the prelude's globals()).

@@ -122,8 +122,14 @@ function consoleLib() {
 var logSpent = false;
 // Built when a program first names it (lazyGlobals): a realm built per
 // call (goja) pays for every object the prelude makes.
+// format and shown are consoleLib's, made when a line first needs one: on
+// goja a line of plain strings never does (consoleNative), and consoleLib
+// takes the late intrinsics (lateLoad) with it. (The glue reads
+// consoleNative in its late part, glueLate, where it has one.)
 lazyGlobals("console", function () {
-  var lib = consoleLib(), format = lib.format, shown = lib.shown;
+  var format = function (args) { return consoleLib().format(args); };
+  var shown = function (v, depth) { return consoleLib().shown(v, depth); };
+  if (typeof glueLate === "function") glueLate();
   var con = typeof consoleNative === "function" ? consoleNative(format) : {
     log: function () { if (!logSpent) hostLog("log", format(arguments)); },
     info: function () { if (!logSpent) hostLog("info", format(arguments)); },
@@ -132,9 +138,11 @@ lazyGlobals("console", function () {
     debug: function () { if (!logSpent) hostLog("debug", format(arguments)); }
   };
   con.trace = con.debug; // each function costs every goja runtime ~1 KB
-  con.dir = function dir(v) { if (!logSpent) hostLog("log", shown(v, 0)); };
+  // (Through the log method the builder made: a glue with consoleNative
+  // need not have a hostLog; goja has none.)
+  var log = con.log;
+  con.dir = function dir(v) { if (!logSpent) log(shown(v, 0)); };
   con.table = con.dir;
-  var keys = keysOf(con);
-  for (var i = 0; i < keys.length; i++) hide(con[keys[i]]);
+  hide(con.log), hide(con.info), hide(con.warn), hide(con.error), hide(con.debug), hide(con.dir);
   return con;
 });
