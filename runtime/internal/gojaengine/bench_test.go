@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/codemode/codemode/runtime/internal/enginetest"
+	"github.com/codemode/codemode/runtime/internal/goja"
 )
 
 // BenchmarkNewVMState measures building one pooled runtime (the work the
@@ -29,6 +30,17 @@ func BenchmarkNewVMState(b *testing.B) {
 	// The process's CPU time (this goroutine's and the garbage collector's)
 	// per runtime: unlike ns/op, it does not count time the machine's other
 	// processes took from this one.
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkGojaNew is the floor under BenchmarkNewVMState: a bare goja
+// runtime, with nothing of the sandbox in it.
+func BenchmarkGojaNew(b *testing.B) {
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for range b.N {
+		goja.New()
+	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
