@@ -316,10 +316,10 @@ func (r *Registry) dispatch(ctx context.Context, e *Execution, timeout time.Dura
 		return errorResult(ctxError(ctx, e.name))
 	}
 	ch := make(chan outcome, 1)
-	go func() {
+	bodyPool.run(func() {
 		o := r.runBody(ctx, e)
 		ch <- o
-	}()
+	})
 	select {
 	case o := <-ch:
 		return r.normalize(ctx, e, o)

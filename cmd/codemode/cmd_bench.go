@@ -17,7 +17,7 @@ import (
 func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	var (
 		engine, mode, workloads, svg, via, url string
-		fixtureDir, peer, suite                string
+		fixtureDir, peer, suite, client        string
 		cpuProfile, memProfile                 string
 		n, warmup, concurrency                 int
 		asJSON, sweep                          bool
@@ -36,6 +36,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	fs.BoolVar(&sweep, "sweep", false, "add the growth sweep: calls with 1, 10, 100, 1000 nested calls; repl with 1k, 10k, 100k records")
 	fs.StringVar(&fixtureDir, "fixture", "", "also run a workload per recording in `DIR` (<server>.txtar from codemode run/serve --record): its recorded calls made again, on their real payloads")
 	fs.StringVar(&via, "via", "", "set to `mcp` to measure code_run round trips through codemode serve over stdio (its own process, and the fake MCP server as another) instead of in process; http to measure the running server at --url")
+	fs.StringVar(&client, "client", bench.ClientSDK, "with --via mcp: the MCP `client` driving serve (and the peer): sdk (the go-sdk's) or raw (a minimal JSON-RPC client on the pipes, so that a round trip weighs the server more than the client)")
 	fs.StringVar(&url, "url", "", "with --via http: the server's streamable-HTTP `endpoint` (a replica, or a fleet's nginx: http://127.0.0.1:18080/mcp); give its --engine and --mode. Without it, each row starts codemode serve --listen on a loopback port")
 	fs.StringVar(&peer, "peer", "", "with --via mcp, or --via http without --url: after every row, the same row against the same-protocol peer, the `server.mjs` of internal/dev/bench/peer (an MCP server on the TypeScript SDK running programs in node:vm; needs node and `npm ci` there); skipped with a message when it cannot run")
 	fs.StringVar(&suite, "suite", "", "set to `builtins` to run the built-ins micro-suite instead (per-operation time of repeat, console.log, typed arrays, Array.from, Map, regex replace, sort, JSON.parse… in the sandbox beside the bare engine); honours --engine, --workload (case names) and --json")
@@ -109,6 +110,16 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 		opts.Via, opts.URL = bench.ViaHTTP, url
 	default:
 		return usageErr("--via: %q is not supported (want mcp or http)", via)
+	}
+	switch {
+	case client == bench.ClientSDK && opts.Via != bench.ViaMCP:
+	case client == bench.ClientSDK || client == bench.ClientRaw:
+		if opts.Via != bench.ViaMCP {
+			return usageErr("--client: with --via mcp")
+		}
+		opts.Client = client
+	default:
+		return usageErr("--client: %q is not a client (want sdk or raw)", client)
 	}
 	if peer != "" {
 		if opts.Via == "" || url != "" {

@@ -74,7 +74,7 @@ func BenchmarkViaMCP(b *testing.B) {
 		for _, mode := range AllModes {
 			for _, w := range (Options{Via: ViaMCP}).withDefaults().Workloads {
 				b.Run(engine+"/"+mode+"/"+w.Name, func(b *testing.B) {
-					t, err := newMCPTarget(exe, engine, mode, 1, "")
+					t, err := newMCPTarget(exe, engine, mode, 1, "", ClientSDK)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -128,8 +128,8 @@ func benchTarget(b *testing.B, t target, w *Workload, persistent, inProcess bool
 }
 
 // TestPeer runs W1 and one nested call on `codemode serve` and on the
-// same-protocol peer (internal/dev/bench/peer) over stdio and HTTP, in one
-// Run. It needs node and the peer's node_modules (`npm ci` there); without
+// same-protocol peer (internal/dev/bench/peer) over stdio (with either
+// client) and HTTP, in one Run. It needs node and the peer's node_modules (`npm ci` there); without
 // them it is skipped, unless CODEMODE_REQUIRE_NODE=1 (CI, whose
 // scripts/fetch-npm-fixtures.sh installs the peer): then it fails.
 func TestPeer(t *testing.T) {
@@ -159,8 +159,9 @@ func TestPeer(t *testing.T) {
 			ws = append(ws, w)
 		}
 	}
-	for _, via := range []string{ViaMCP, ViaHTTP} {
-		rep, err := Run(context.Background(), Options{Engines: []string{"goja"}, Workloads: ws, N: 10, Via: via, Peer: p, Executable: exe, Concurrency: 2})
+	for _, run := range []struct{ via, client string }{{ViaMCP, ClientSDK}, {ViaMCP, ClientRaw}, {ViaHTTP, ""}} {
+		via := run.via
+		rep, err := Run(context.Background(), Options{Engines: []string{"goja"}, Workloads: ws, N: 10, Via: via, Client: run.client, Peer: p, Executable: exe, Concurrency: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,8 @@ import (
 // session per process), whose code_run nested calls go to the embedded
 // default's fake MCP server (another process).
 type mcpTarget struct {
-	sessions []*mcp.ClientSession
+	sessions []*mcp.ClientSession // the SDK's client (ClientSDK)
+	raw      []*rawClient         // or ours (ClientRaw)
 	stderr   []*tailBuffer
 	procs    []*exec.Cmd
 	cleanup  func()
@@ -30,29 +31,52 @@ type mcpTarget struct {
 func (t *mcpTarget) processes() []*exec.Cmd { return t.procs }
 
 // newMCPTarget starts the processes; config, if not empty, is the
-// --config they get (else the embedded default).
-func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarget, error) {
+// --config they get (else the embedded default). client is ClientSDK
+// (or "") or ClientRaw.
+func newMCPTarget(exe, engine, mode string, agents int, config, client string) (*mcpTarget, error) {
 	m := string(runtime.ModePerCall)
 	if mode == ModePersistent {
 		m = string(runtime.ModePersistent)
 	}
-	t := &mcpTarget{}
-	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)
 	args := []string{"serve", "--engine", engine, "--mode", m}
 	if config != "" {
 		args = append(args, "--config", config)
 	}
+	t, err := startStdioTarget(client, agents, func() *exec.Cmd { return exec.Command(exe, args...) })
+	if err != nil {
+		return nil, fmt.Errorf("starting %s serve: %w", exe, err)
+	}
+	return t, nil
+}
+
+// startStdioTarget starts agents processes made by command, each with a
+// session of the given client over its stdio.
+func startStdioTarget(client string, agents int, command func() *exec.Cmd) (*mcpTarget, error) {
+	t := &mcpTarget{}
+	var sdk *mcp.Client
+	if client != ClientRaw {
+		sdk = mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)
+	}
 	for range agents {
-		cmd := exec.Command(exe, args...)
+		cmd := command()
 		tail := &tailBuffer{max: 4096}
 		cmd.Stderr = tail
 		// Connect has its own context: the session must outlive it.
-		s, err := client.Connect(context.Background(), &stdiox.CommandTransport{Cmd: cmd}, nil)
-		if err != nil {
-			t.close()
-			return nil, fmt.Errorf("starting %s serve: %w%s", exe, err, tail.suffix())
+		if sdk != nil {
+			s, err := sdk.Connect(context.Background(), &stdiox.CommandTransport{Cmd: cmd}, nil)
+			if err != nil {
+				t.close()
+				return nil, fmt.Errorf("%w%s", err, tail.suffix())
+			}
+			t.sessions = append(t.sessions, s)
+		} else {
+			c, err := startRawClient(context.Background(), cmd)
+			if err != nil {
+				t.close()
+				return nil, fmt.Errorf("%w%s", err, tail.suffix())
+			}
+			t.raw = append(t.raw, c)
 		}
-		t.sessions = append(t.sessions, s)
 		t.stderr = append(t.stderr, tail)
 		t.procs = append(t.procs, cmd)
 	}
@@ -60,7 +84,13 @@ func newMCPTarget(exe, engine, mode string, agents int, config string) (*mcpTarg
 }
 
 func (t *mcpTarget) run(ctx context.Context, agent int, code string) (json.RawMessage, error) {
-	v, err := callCodeRun(ctx, t.sessions[agent], code)
+	var v json.RawMessage
+	var err error
+	if t.raw != nil {
+		v, err = t.raw[agent].codeRun(ctx, code)
+	} else {
+		v, err = callCodeRun(ctx, t.sessions[agent], code)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w%s", err, t.stderr[agent].suffix())
 	}
@@ -93,6 +123,9 @@ func callCodeRun(ctx context.Context, s *mcp.ClientSession, code string) (json.R
 func (t *mcpTarget) close() {
 	for _, s := range t.sessions {
 		s.Close() // closes stdin, then waits for the process (SIGTERM after 5s)
+	}
+	for _, c := range t.raw {
+		c.close() // the same
 	}
 	if t.cleanup != nil {
 		t.cleanup()

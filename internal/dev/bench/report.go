@@ -23,6 +23,7 @@ type Report struct {
 	Arch        string         `json:"arch"`
 	CPUs        int            `json:"cpus"`
 	Via         string         `json:"via"`
+	Client      string         `json:"client,omitempty"` // via mcp: ClientSDK or ClientRaw
 	N           int            `json:"n"`
 	Warmup      int            `json:"warmup"`
 	Concurrency int            `json:"concurrency"`
@@ -156,7 +157,7 @@ type SweepPoint struct {
 func newReport(opts Options) *Report {
 	return &Report{
 		Schema: Schema, Go: goruntime.Version(), OS: goruntime.GOOS, Arch: goruntime.GOARCH, CPUs: goruntime.NumCPU(),
-		Via: opts.Via, N: opts.N, Warmup: opts.Warmup, Concurrency: opts.Concurrency, RowTime: opts.RowTime,
+		Via: opts.Via, Client: opts.Client, N: opts.N, Warmup: opts.Warmup, Concurrency: opts.Concurrency, RowTime: opts.RowTime,
 		Started: time.Now().UTC().Truncate(time.Second), Engines: []EngineStatus{}, Rows: []Row{},
 	}
 }

@@ -60,6 +60,9 @@ type Options struct {
 	// same-protocol peer (engine PeerEngine), Via "mcp" or "http" without
 	// a URL: the two are measured by the same client, interleaved.
 	Peer *Peer
+	// Client is the MCP client of Via "mcp" (and of the peer over stdio):
+	// ClientSDK (the default, if empty) or ClientRaw.
+	Client string
 	// Executable is the codemode binary Via "mcp" spawns. If empty,
 	// os.Executable().
 	Executable string
@@ -161,6 +164,18 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	default:
 		return nil, fmt.Errorf("bench: unknown via %q (want %q or %q)", opts.Via, ViaMCP, ViaHTTP)
 	}
+	switch opts.Client {
+	case "":
+		if opts.Via == ViaMCP {
+			opts.Client = ClientSDK
+		}
+	case ClientSDK, ClientRaw:
+		if opts.Via != ViaMCP {
+			return nil, fmt.Errorf("bench: a client is chosen via %q only", ViaMCP)
+		}
+	default:
+		return nil, fmt.Errorf("bench: unknown client %q (want %q or %q)", opts.Client, ClientSDK, ClientRaw)
+	}
 	for _, m := range opts.Modes {
 		if m != ModePerCall && m != ModePersistent {
 			return nil, fmt.Errorf("bench: unknown mode %q (want %q or %q)", m, ModePerCall, ModePersistent)
@@ -248,18 +263,18 @@ func newTarget(opts Options, engine, mode string, w *Workload) (target, error) {
 		if opts.Via == ViaHTTP {
 			return newSpawnedHTTPTarget(opts.Peer, opts.Executable, engine, mode, opts.Concurrency)
 		}
-		return newPeerStdioTarget(opts.Peer, opts.Executable, mode, opts.Concurrency)
+		return newPeerStdioTarget(opts.Peer, opts.Executable, mode, opts.Concurrency, opts.Client)
 	}
 	switch opts.Via {
 	case ViaMCP:
 		if len(w.fixtures) == 0 {
-			return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, "")
+			return newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, "", opts.Client)
 		}
 		cfg, remove, err := fixtureConfig(w)
 		if err != nil {
 			return nil, err
 		}
-		t, err := newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, cfg)
+		t, err := newMCPTarget(opts.Executable, engine, mode, opts.Concurrency, cfg, opts.Client)
 		if err != nil {
 			remove()
 			return nil, err

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/codemode/codemode/internal/edge/stdiox"
 	"github.com/codemode/codemode/internal/gosdk/mcp"
 	"github.com/codemode/codemode/runtime"
 )
@@ -66,22 +65,14 @@ func peerMode(mode string) string {
 }
 
 // newPeerStdioTarget starts one peer process per agent over stdio, each
-// with `<exe> fakemcp` as its upstream "fake", as `codemode serve` has.
-func newPeerStdioTarget(p *Peer, exe, mode string, agents int) (*mcpTarget, error) {
-	t := &mcpTarget{}
-	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-bench", Version: "1"}, nil)
-	for range agents {
-		cmd := exec.Command(p.node(), p.Script, "--mode", peerMode(mode), "--upstream", "fake", "--", exe, "fakemcp")
-		tail := &tailBuffer{max: 4096}
-		cmd.Stderr = tail
-		s, err := client.Connect(context.Background(), &stdiox.CommandTransport{Cmd: cmd}, nil)
-		if err != nil {
-			t.close()
-			return nil, fmt.Errorf("starting the peer: %w%s", err, tail.suffix())
-		}
-		t.sessions = append(t.sessions, s)
-		t.stderr = append(t.stderr, tail)
-		t.procs = append(t.procs, cmd)
+// with `<exe> fakemcp` as its upstream "fake", as `codemode serve` has,
+// and a session of the given client (the one that drives serve).
+func newPeerStdioTarget(p *Peer, exe, mode string, agents int, client string) (*mcpTarget, error) {
+	t, err := startStdioTarget(client, agents, func() *exec.Cmd {
+		return exec.Command(p.node(), p.Script, "--mode", peerMode(mode), "--upstream", "fake", "--", exe, "fakemcp")
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting the peer: %w", err)
 	}
 	return t, nil
 }

@@ -13,8 +13,12 @@ import (
 // per row, the persistent speed-ups and the sweeps' growth.
 func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
+	via := r.Via
+	if r.Client != "" {
+		via += " (" + r.Client + " client)"
+	}
 	fmt.Fprintf(&b, "codemode bench: %s, n=%d, warm-up %d, concurrency %d; %s/%s, %d CPUs, %s; took %s\n",
-		r.Via, r.N, r.Warmup, r.Concurrency, r.OS, r.Arch, r.CPUs, r.Go, FormatDuration(r.Elapsed))
+		via, r.N, r.Warmup, r.Concurrency, r.OS, r.Arch, r.CPUs, r.Go, FormatDuration(r.Elapsed))
 	for _, e := range r.Engines {
 		if !e.Available {
 			fmt.Fprintf(&b, "%s: unavailable (%s)\n", e.Name, e.Reason)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -176,5 +177,64 @@ func benchHTTP(b *testing.B, mode runtime.Mode, sessions int) {
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 		}
+	}
+}
+
+// BenchmarkStdioTrivialRaw is BenchmarkStdioTrivialOwn with the client's
+// side reduced to writing the request's bytes and reading the reply's
+// frame (what `codemode bench --client raw` does), so that its CPU and
+// allocations are the server's: `return 1 + 1` in a persistent
+// environment through the front over os.Pipe.
+func BenchmarkStdioTrivialRaw(b *testing.B) {
+	sr, cw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cr, sw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	host := scope.NewHost("host")
+	b.Cleanup(func() { host.Dispose() })
+	reg := tools.New(tools.Options{})
+	preset := host.Child(scope.KindPreset, "codemode")
+	if _, err := codemode.Mount(reg, preset, codemode.Options{Engine: "goja", Mode: runtime.ModePersistent}); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(context.Background(), Options{Registry: reg, Preset: preset})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(srv.Close)
+	if _, err := srv.Connect(context.Background(), stdiox.Transport(sr, sw)); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cw.Close(); cr.Close() })
+	out := stdiox.NewFrameReader(cr, 0)
+	roundTrip := func(req string) []byte {
+		if _, err := cw.WriteString(req + "\n"); err != nil {
+			b.Fatal(err)
+		}
+		if req[len(req)-2] == '"' && !strings.Contains(req, `"id"`) {
+			return nil // a notification
+		}
+		frame, err := out.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return frame
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	roundTrip(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code_run","arguments":{"code":"return 1 + 1"}}}`
+	for range 20 {
+		roundTrip(call)
+	}
+	if r := roundTrip(call); !strings.Contains(string(r), `"value":2`) {
+		b.Fatalf("reply %s", r)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		roundTrip(call)
 	}
 }

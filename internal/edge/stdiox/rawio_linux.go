@@ -157,12 +157,20 @@ func (f *rawFile) spinUntilReadable() {
 }
 
 // spareCore reports whether the machine had a core to spare lately: its
-// one-minute load average below the number of CPUs less a half, read from
-// /proc/loadavg at most every 250 ms. A spin on a machine without one
-// takes the core from the client it waits for, and a thread that yields
-// loses the priority the kernel gives a thread it wakes: at load averages
-// of 8–15 on 2 cores, spinning made the median of a `return 1 + 1` over
-// stdio 20–60 µs slower (docs/benchmarks.md, "The stdio path, round 3").
+// one-minute load average below the number of CPUs, read from
+// /proc/loadavg at most every 250 ms. The load counts the session itself:
+// a client and a server answering each other back to back keep about one
+// task runnable, so on an idle 2-core machine the load during a run of
+// calls is 1–2, and a bound of CPUs less a half kept the spin off there,
+// where it pays most; with other work keeping the CPUs busy (load 2 and
+// more on 2 cores) the vCPUs do not halt, the spin buys nothing, and with
+// a client slow to turn around (the go-sdk's) it cost ~10 µs a call
+// (docs/benchmarks.md, "The stdio path, round 4"). A spin on a machine
+// without a core to spare takes the core from the client it waits for,
+// and a thread that yields loses the priority the kernel gives a thread
+// it wakes: at load averages of 8–15 on 2 cores, spinning made the median
+// of a `return 1 + 1` over stdio 20–60 µs slower (docs/benchmarks.md,
+// "The stdio path, round 3").
 func spareCore() bool {
 	if assumeSpareCore {
 		return true
@@ -176,7 +184,7 @@ func spareCore() bool {
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if i := bytes.IndexByte(b, ' '); i > 0 {
 			if l, err := strconv.ParseFloat(string(b[:i]), 64); err == nil {
-				spare = l < float64(runtime.NumCPU())-0.5
+				spare = l < float64(runtime.NumCPU())
 			}
 		}
 	}

@@ -128,7 +128,7 @@ func (en *env) ended(r *Run, usable bool) {
 	rel := en.letGo(v)
 	en.mu.Unlock()
 	if v != nil {
-		en.eng.release(v, closed && usable)
+		en.eng.release(v, closed && usable, !en.cfg.Persistent)
 		rel()
 	}
 }
@@ -190,7 +190,7 @@ func (en *env) Close() error {
 		r.Kill(&errs.Error{Code: errs.CodeCancelled, Message: "the environment was closed while the program ran"})
 	}
 	if v != nil {
-		en.eng.release(v, true) // the VM says if it can serve again (Reusable)
+		en.eng.release(v, true, !en.cfg.Persistent) // the VM says if it can serve again (Reusable)
 		rel()
 	}
 	return nil

@@ -23,6 +23,15 @@ import (
 // the pool is empty) gives it a fresh realm with Driver.Reset, which costs
 // less than a new VM; any other VM is closed. A VM is handed only to an
 // environment whose memory limit it fits (VM.Fits).
+//
+// How many released VMs are kept follows the per-call load: besides
+// PoolSize of them, the engine keeps as many VMs (handed to per-call
+// environments, warm or released) as the most per-call environments open
+// at once during the last trim period, so that N sessions running per-call
+// programs side by side reuse N VMs instead of closing and building one
+// for most calls. Every trimPeriod the filler closes the released VMs that
+// the last period's peak did not need. Persistent environments do not
+// count: their VMs are kept only within PoolSize when they close.
 type Base struct {
 	caps    Capabilities
 	drv     Driver
@@ -33,6 +42,9 @@ type Base struct {
 	idle    []VM // warm, ready for NewEnv
 	recycle []VM // released by environments, waiting for Reset
 	out     int  // VMs handed to environments and not released
+	calls   int  // of out, VMs handed to per-call environments
+	peak    int  // the most per-call VMs out at once since the last trim
+	before  int  // peak of the period before that
 	closed  bool
 	kick    chan struct{} // wakes the filler
 	stop    chan struct{} // closed by Close
@@ -110,13 +122,22 @@ func (b *Base) wake() {
 	}
 }
 
+// trimPeriod is how often the filler closes the released VMs that the
+// load no longer needs (see Base).
+const trimPeriod = 10 * time.Second
+
 func (b *Base) fill() {
 	defer b.filler.Done()
+	tick := time.NewTicker(trimPeriod)
+	defer tick.Stop()
 	for {
 		select {
 		case <-b.stop:
 			return
 		case <-b.kick:
+		case <-tick.C:
+			b.trim()
+			continue
 		}
 		b.Busy.Store(true)
 		b.Fill()
@@ -173,6 +194,33 @@ func (b *Base) fillOne() bool {
 	return true
 }
 
+// keep is how many VMs the engine keeps for per-call environments,
+// handed out or parked (called with mu).
+func (b *Base) keep() int {
+	return b.caps.PoolSize + max(b.peak, b.before)
+}
+
+// parked is the VMs ready or waiting for Reset (called with mu).
+func (b *Base) parked() int { return len(b.idle) + len(b.recycle) }
+
+// trim ends a trim period: released VMs beyond what the peak of the period
+// just ended needs are closed, and a new period starts. The filler calls it
+// every trimPeriod.
+func (b *Base) trim() {
+	b.mu.Lock()
+	b.before, b.peak = b.peak, b.calls
+	var surplus []VM
+	for len(b.recycle) > 0 && b.calls+b.parked() > b.keep() {
+		n := len(b.recycle)
+		surplus = append(surplus, b.recycle[n-1])
+		b.recycle = b.recycle[:n-1]
+	}
+	b.mu.Unlock()
+	for _, v := range surplus {
+		v.Close()
+	}
+}
+
 // config applies the engine's defaults to an environment's options.
 func (b *Base) config(o EnvOptions) VMConfig {
 	c := VMConfig{Persistent: o.Persistent, MemoryLimit: o.MemoryLimit, MaxStackDepth: o.MaxStackDepth,
@@ -218,6 +266,10 @@ func (b *Base) NewEnv(ctx context.Context, opts EnvOptions) (Env, error) {
 		}
 	}
 	b.out++
+	if !cfg.Persistent {
+		b.calls++
+		b.peak = max(b.peak, b.calls)
+	}
 	b.mu.Unlock()
 	b.wake()
 	if reused != nil {
@@ -230,13 +282,13 @@ func (b *Base) NewEnv(ctx context.Context, opts EnvOptions) (Env, error) {
 	if v == nil {
 		nv, err := b.drv.NewVM()
 		if err != nil {
-			b.release(nil, false)
+			b.release(nil, false, !cfg.Persistent)
 			return nil, err
 		}
 		v = nv
 	}
 	if err := v.Configure(cfg); err != nil {
-		b.release(v, false)
+		b.release(v, false, !cfg.Persistent)
 		return nil, err
 	}
 	return &env{eng: b, cfg: cfg, vm: v, released: opts.Released}, nil
@@ -244,12 +296,17 @@ func (b *Base) NewEnv(ctx context.Context, opts EnvOptions) (Env, error) {
 
 // release takes back a VM (nil if the environment had none): into the
 // recycle queue when reuse is true and it can serve again, else closed.
-// Called by the goroutine that drove v last.
-func (b *Base) release(v VM, reuse bool) {
+// perCall says whether the environment was a per-call one. Called by the
+// goroutine that drove v last.
+func (b *Base) release(v VM, reuse, perCall bool) {
 	b.mu.Lock()
 	b.out--
+	if perCall {
+		b.calls--
+	}
 	reuse = reuse && v != nil && !b.closed && b.caps.PoolSize > 0 &&
-		len(b.recycle) < b.caps.PoolSize && v.Reusable()
+		(len(b.recycle) < b.caps.PoolSize || perCall && b.calls+b.parked() < b.keep()) &&
+		v.Reusable()
 	if reuse {
 		b.recycle = append(b.recycle, v)
 	}

@@ -376,7 +376,7 @@ func (a *arrayObject) expand(idx uint32) bool {
 				// allocation check first, as the built-ins' big allocations do.
 				a.val.runtime.checkAlloc(int64(nc) * 16)
 				newValues := make([]Value, tl, nc)
-				copy(newValues, a.values)
+				a.val.runtime.copyValues(newValues, a.values) // codemode patch (yield.go)
 				a.values = newValues
 			}
 		}

@@ -2,7 +2,6 @@ package goja
 
 import (
 	"math"
-	"sort"
 	"sync"
 )
 
@@ -399,12 +398,7 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 	}
 
 	if s != nil {
-		ctx := arraySortCtx{
-			obj:     s,
-			compare: compareFn,
-		}
-
-		sort.Stable(&ctx)
+		r.sortValues(s, compareFn) // codemode patch (sort.go)
 	} else {
 		length := toLength(o.self.getStr("length", nil))
 		a := make([]Value, 0, length)
@@ -415,12 +409,7 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 			}
 		}
 		ar := r.newArrayValues(a)
-		ctx := arraySortCtx{
-			obj:     ar.self,
-			compare: compareFn,
-		}
-
-		sort.Stable(&ctx)
+		r.sortValues(ar.self.(sortable), compareFn) // codemode patch (sort.go)
 		for i := 0; i < len(a); i++ {
 			o.self.setOwnIdx(valueInt(i), a[i], true)
 		}
@@ -1352,12 +1341,7 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 	}
 
 	ar := r.newArrayValues(a)
-	ctx := arraySortCtx{
-		obj:     ar.self,
-		compare: compareFn,
-	}
-
-	sort.Stable(&ctx)
+	r.sortValues(ar.self.(sortable), compareFn) // codemode patch (sort.go)
 	return ar
 }
 
@@ -1756,6 +1740,8 @@ type sortable interface {
 type arraySortCtx struct {
 	obj     sortable
 	compare func(FunctionCall) Value
+	r       *Runtime // codemode patch (sort.go): polls the interrupt
+	n       int      // comparisons so far
 }
 
 func (a *arraySortCtx) sortCompare(x, y Value) int {
@@ -1809,6 +1795,10 @@ func (a *arraySortCtx) Len() int {
 }
 
 func (a *arraySortCtx) Less(j, k int) bool {
+	if a.r != nil { // codemode patch (sort.go)
+		a.n++
+		a.r.pollInterrupt(a.n)
+	}
 	return a.sortCompare(a.obj.sortGet(j), a.obj.sortGet(k)) < 0
 }
 

@@ -75,3 +75,46 @@ func TestResetYieldClock(t *testing.T) {
 		t.Errorf("yielded %d times after a reset", n.Load())
 	}
 }
+
+// copyValues copies what copy copies, and checks the yield clock between
+// chunks: an array grown past a chunk by push yields during the copy.
+func TestCopyValues(t *testing.T) {
+	var n atomic.Int64
+	old := gosched
+	gosched = func() { n.Add(1); old() }
+	defer func() { gosched = old }()
+
+	r := New()
+	for _, size := range []int{0, 1, copyChunk - 1, copyChunk, copyChunk + 1, 3*copyChunk + 5} {
+		for _, every := range []time.Duration{0, time.Nanosecond} {
+			r.SetYieldInterval(every)
+			n.Store(0)
+			src := make([]Value, size)
+			for i := range src {
+				src[i] = valueInt(i)
+			}
+			dst := make([]Value, size+2)
+			if got := r.copyValues(dst, src); got != size {
+				t.Fatalf("size %d: copied %d", size, got)
+			}
+			for i := range src {
+				if dst[i] != src[i] {
+					t.Fatalf("size %d: dst[%d] = %v", size, i, dst[i])
+				}
+			}
+			if dst[size] != nil || dst[size+1] != nil {
+				t.Fatalf("size %d: wrote past the source", size)
+			}
+			if wantYield := every > 0 && size > copyChunk; (n.Load() > 0) != wantYield {
+				t.Errorf("size %d, interval %v: yielded %d times", size, every, n.Load())
+			}
+		}
+	}
+
+	// Through push: an array grown past a chunk keeps every element.
+	r.SetYieldInterval(time.Nanosecond)
+	v, err := r.RunString(`const a = []; for (let i = 0; i < 50000; i++) a.push(i); let ok = a.length === 50000; for (let i = 0; i < a.length; i++) if (a[i] !== i) ok = false; ok`)
+	if err != nil || !v.ToBoolean() {
+		t.Fatalf("push: %v %v", v, err)
+	}
+}

@@ -181,10 +181,12 @@ function arrayGuard(name, f) {
         plain = true;
         for (var i = 0; i < args.length; i++) if (isObject(args[i])) { plain = false; break; }
       }
+      // sort() without a comparator costs 48 bytes a slot: goja converts
+      // each element to its string once (its sort.go), and polls the
+      // deadline as it sorts.
       if (plain && isGenuineArray(O)) {
         if (O.length > maxDense) {
           tooBig(name + "()", O.length * (f === sortF && args[0] === undefined ? 48 : 16));
-          if (f === sortF && args[0] === undefined) args = [defaultCompare];
         }
         return ReflectApply(f, O, args);
       }
@@ -209,7 +211,6 @@ function arrayGuard(name, f) {
       }
       if (size > maxDense) {
         tooBig(name + "()", size * (f === sortF && args[0] === undefined ? 48 : 16));
-        if (f === sortF && args[0] === undefined) args = [defaultCompare];
       }
       if (d !== undefined && "value" in d) return ReflectApply(f, O, args);
       // A typed array's keys, values and entries (past the size check above)
@@ -227,15 +228,6 @@ function arrayGuard(name, f) {
       if (f === mapF && !isArray(O)) return mapLike(O, len, args[0], args[1]);
       var r = ReflectApply(f, pinned(O, len), args);
       return f === sortF ? O : r;
-    }
-    // sort() without a comparator compares in Go, in one call no deadline
-    // reaches (1.5 million numbers: ~11 s); past maxDense elements it gets
-    // this one, which compares as the default does, in JavaScript, where the
-    // deadline stops it. (Slower: 70,000 numbers took 2.8 s instead of 1.2 s
-    // on a loaded 2-core machine, but the sort ends when the run does.)
-    function defaultCompare(x, y) {
-      var a = toStr(x), b = toStr(y);
-      return a < b ? -1 : a > b ? 1 : 0;
     }
     // Below this length nothing is checked: 2^16 slots are 1 MiB at most.
     var maxDense = 65536;

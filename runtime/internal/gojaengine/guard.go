@@ -36,6 +36,7 @@ type watched struct {
 	// not run yet; under g.mu.
 	confirming bool
 	confirmAt  uint64
+	askedAt    int64 // UnixNano of the ask, when it came from suspect (ask)
 	// clean: a GC cycle run on the VM's goroutine (confirm, allocate)
 	// found cleanLive live when cleanAllocs had been allocated in all: the
 	// live heap is at most cleanLive plus what was allocated since. Under
@@ -156,7 +157,8 @@ type killRecord struct {
 // read by the guard's loop only (newLoopSamples).
 type heapSample struct {
 	objects, live, cycles, allocs uint64
-	marking                       bool // a GC cycle is under way
+	marking                       bool   // a GC cycle is under way
+	goal                          uint64 // the heap the next cycle aims to end at (loop samples only; 0 unknown)
 }
 
 // liveBound is the sampling's upper bound of the live heap: the heap
@@ -214,6 +216,7 @@ const (
 	cyclesMetric  = "/gc/cycles/total:gc-cycles"
 	allocsMetric  = "/gc/heap/allocs:bytes" // cumulative
 	pausesMetric  = "/sched/pauses/total/gc:seconds"
+	goalMetric    = "/gc/heap/goal:bytes"
 )
 
 // readHeap reads both figures. Reading runtime/metrics does not stop the
@@ -240,6 +243,9 @@ func readHeap(s []metrics.Sample) heapSample {
 		}
 		h.marking = marking(n, h.cycles)
 	}
+	if len(s) > 5 && s[5].Value.Kind() == metrics.KindUint64 {
+		h.goal = s[5].Value.Uint64()
+	}
 	return h
 }
 
@@ -256,9 +262,9 @@ func newSamples() []metrics.Sample {
 }
 
 // newLoopSamples adds the GC's pauses, which the guard's loop needs to
-// know whether a cycle is under way.
+// know whether a cycle is under way, and the heap goal.
 func newLoopSamples() []metrics.Sample {
-	return append(newSamples(), metrics.Sample{Name: pausesMetric})
+	return append(newSamples(), metrics.Sample{Name: pausesMetric}, metrics.Sample{Name: goalMetric})
 }
 
 // add starts watching a run with the given budget, of which its
@@ -411,7 +417,7 @@ func (g *guard) loop(stop <-chan struct{}) {
 	// since the one before, what was allocated since quiet is an upper
 	// bound of what the last of them marked black, and black holds it for
 	// as long as that cycle's live figure is the current one (condemn).
-	var quiet, black, cycles uint64
+	var quiet, black, cycles, prevAllocs uint64
 	black = math.MaxUint64 // no cycle seen to start yet
 	for {
 		if g.active() == 0 {
@@ -445,9 +451,11 @@ func (g *guard) loop(stop <-chan struct{}) {
 			if !h.marking {
 				quiet = h.allocs
 			}
+			soon := naturalSoon(h, h.allocs-min(prevAllocs, h.allocs))
+			prevAllocs = h.allocs
 			if victim := g.check(h, black); victim != nil {
 				g.afterKill(victim)
-			} else if !h.marking && g.suspect(h, live) {
+			} else if r := g.suspect(h, live, soon); r != nil && !h.marking && !g.ask(r, h) {
 				// Garbage or a bomb? The next live figure tells. While a
 				// cycle is under way its figure comes first: runtime.GC
 				// would wait for it and then run a whole cycle more.
@@ -460,17 +468,90 @@ func (g *guard) loop(stop <-chan struct{}) {
 
 // suspect reports whether some run may have passed its ceiling (the live
 // bound, liveBound, over its baseline plus its budget) without a fresh live
-// figure to confirm it.
-func (g *guard) suspect(h heapSample, bound uint64) bool {
+// figure to confirm it, and the collector's own next cycle would not bring
+// one in time: it is not about to start (soon, naturalSoon), or its heap
+// goal lies past the run's baseline plus naturalSlack of its budget.
+//
+// A forced cycle started here runs beside a program that keeps allocating,
+// and on two cores it is the costliest moment for everyone else: a canary
+// session's 5 ms request waited 141–175 ms while both Ps ran mark workers
+// in one (issue 18's sort of 1.5M numbers, traced; docs/engines.md,
+// "Canary steps"). A natural cycle that ends before the heap passes the
+// goal gives the same live figure, which check then judges.
+func (g *guard) suspect(h heapSample, bound uint64, soon bool) *watched {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for r := range g.runs {
 		if !liveOver(h, r) && grown(bound, r.baseline, r.budget()) {
-			return true
+			if soon && h.goal > 0 && !grown(h.goal, r.baseline, r.budget()+r.budget()/naturalSlack) {
+				continue
+			}
+			return r
 		}
 	}
-	return false
+	return nil
 }
+
+// ask has the suspect run r confirm at its next step: a GC cycle run on
+// its own goroutine (confirm), which it pays for and during which it
+// cannot allocate, instead of one forced beside it from the guard's
+// goroutine while it goes on allocating. The latter is the worst case for
+// every other goroutine of the process: in a Go program that grows a
+// slice of 1.5·10⁶ boxed floats, a goroutine waking every 2 ms was late by
+// up to 215–406 ms with cycles forced from another goroutine every 50 ms,
+// and 105–167 ms, as with no forced cycle (84–166), with twice as many
+// cycles forced by the allocating goroutine itself (load ~8, three rounds
+// each). It reports false when r cannot be asked (no VM to pause it) or
+// was asked askWait ago and has not answered (a built-in that reaches no
+// step): the caller then forces the cycle itself, as before.
+func (g *guard) ask(r *watched, h heapSample) bool {
+	now := time.Now().UnixNano()
+	g.mu.Lock()
+	if r.pause == nil {
+		g.mu.Unlock()
+		return false
+	}
+	if r.confirming {
+		waiting := r.askedAt == 0 || now-r.askedAt < int64(askWait)
+		g.mu.Unlock()
+		return waiting
+	}
+	r.confirming, r.confirmAt, r.askedAt = true, h.cycles, now
+	g.mu.Unlock()
+	r.pause(func() {
+		select {
+		case <-r.finished:
+		default:
+			r.confirm()
+		}
+	})
+	return true
+}
+
+// askWait is how long ask waits for a suspect run to reach a step before
+// the guard forces the cycle from its own goroutine.
+const askWait = 20 * time.Millisecond
+
+// naturalSlack: the collector's next cycle stands in for a forced one
+// when its heap goal is within the budget plus a naturalSlack-th of it
+// over a run's baseline.
+const naturalSlack = 4
+
+// naturalSoon reports whether the collector's next cycle is about to
+// start: the heap is at its goal, or the allocations since the last sample
+// (allocated) would reach it within naturalSamples more. A program that
+// stops allocating never brings the next cycle, so its suspect figure is
+// confirmed by a forced one as before.
+func naturalSoon(h heapSample, allocated uint64) bool {
+	if h.goal == 0 || allocated == 0 {
+		return false
+	}
+	return h.objects >= h.goal || allocated*naturalSamples >= h.goal-h.objects
+}
+
+// naturalSamples is how many samples ahead naturalSoon looks (at the
+// default 2 ms interval, 50 ms).
+const naturalSamples = 25
 
 // afterKill collects once the killed run's VM lets go, so the memory
 // comes back soon, without holding up the caller.
@@ -544,7 +625,7 @@ func (g *guard) condemn(victim *watched, h heapSample, black uint64) bool {
 	g.mu.Lock()
 	v := victim.verdict(h, black)
 	if v == verdictAsk {
-		victim.confirming, victim.confirmAt = true, h.cycles
+		victim.confirming, victim.confirmAt, victim.askedAt = true, h.cycles, 0
 	}
 	g.mu.Unlock()
 	switch v {

@@ -45,14 +45,42 @@ func TestSuspectUsesTheLiveBound(t *testing.T) {
 	w := &watched{g: g, run: &engine.Run{}, limit: 64 * mib, baseline: 20 * mib, startCycles: 3}
 	g.runs[w] = struct{}{}
 	h := heapSample{objects: 100 * mib, live: 50 * mib, cycles: 4}
-	if !g.suspect(h, h.objects) {
+	if g.suspect(h, h.objects, false) == nil {
 		t.Errorf("objects 80 MiB over the baseline, budget 64 MiB: want suspect by the objects alone")
 	}
-	if g.suspect(h, 60*mib) {
+	if g.suspect(h, 60*mib, false) != nil {
 		t.Errorf("live bound 40 MiB over the baseline, budget 64 MiB: want not suspect")
 	}
-	if !g.suspect(h, 90*mib) {
+	if g.suspect(h, 90*mib, false) == nil {
 		t.Errorf("live bound 70 MiB over the baseline, budget 64 MiB: want suspect")
+	}
+}
+
+// TestSuspectLeavesItToTheNaturalCycle: a suspect run is left to the
+// collector's own next cycle when that cycle is about to start and its heap
+// goal lies within the run's baseline plus the budget and a quarter;
+// otherwise the guard forces one as before.
+func TestSuspectLeavesItToTheNaturalCycle(t *testing.T) {
+	const mib = 1 << 20
+	g := newGuard(0)
+	w := &watched{g: g, run: &engine.Run{}, limit: 64 * mib, baseline: 20 * mib, startCycles: 3}
+	g.runs[w] = struct{}{}
+	for _, c := range []struct {
+		name      string
+		h         heapSample
+		allocated uint64
+		want      bool
+	}{
+		{"goal within, allocating fast", heapSample{objects: 90 * mib, live: 30 * mib, cycles: 4, goal: 95 * mib}, 1 * mib, false},
+		{"goal within, the heap at the goal", heapSample{objects: 96 * mib, live: 30 * mib, cycles: 4, goal: 95 * mib}, 1, false},
+		{"goal within, not allocating", heapSample{objects: 90 * mib, live: 30 * mib, cycles: 4, goal: 95 * mib}, 0, true},
+		{"goal within, allocating too slowly", heapSample{objects: 90 * mib, live: 30 * mib, cycles: 4, goal: 100 * mib}, 100 << 10, true},
+		{"goal past the budget and a quarter", heapSample{objects: 90 * mib, live: 30 * mib, cycles: 4, goal: 101 * mib}, 10 * mib, true},
+		{"goal unknown", heapSample{objects: 90 * mib, live: 30 * mib, cycles: 4}, 10 * mib, true},
+	} {
+		if got := g.suspect(c.h, c.h.objects, naturalSoon(c.h, c.allocated)) != nil; got != c.want {
+			t.Errorf("%s: suspect %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 
@@ -114,5 +142,34 @@ func TestVerdict(t *testing.T) {
 		if got := c.w.verdict(c.h, c.black); got != c.want {
 			t.Errorf("%s: verdict %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestAskSuspect: a suspect run is asked to confirm at its next step
+// (once: later asks wait for its answer) unless it cannot be paused or
+// has not answered within askWait, when the guard forces the cycle itself.
+func TestAskSuspect(t *testing.T) {
+	g := newGuard(0)
+	var paused []func()
+	w := &watched{g: g, run: &engine.Run{}, limit: 64 << 20, finished: make(chan struct{}), pause: func(f func()) { paused = append(paused, f) }}
+	g.runs[w] = struct{}{}
+	h := heapSample{cycles: 7}
+	if !g.ask(w, h) || len(paused) != 1 || !w.confirming || w.confirmAt != 7 {
+		t.Fatalf("first ask: paused %d, confirming %v at %d", len(paused), w.confirming, w.confirmAt)
+	}
+	if !g.ask(w, h) || len(paused) != 1 {
+		t.Fatalf("second ask: want a wait for the answer, paused %d", len(paused))
+	}
+	w.askedAt -= int64(2 * askWait)
+	if g.ask(w, h) {
+		t.Fatalf("an ask unanswered for 2×askWait: want the guard to force the cycle")
+	}
+	close(w.finished)
+	paused[0]() // the run ended first: nothing to confirm
+	if !w.confirming {
+		t.Fatalf("a finished run's confirmation ran")
+	}
+	if g.ask(&watched{g: g, run: &engine.Run{}}, h) {
+		t.Fatalf("a run without a VM cannot be asked")
 	}
 }

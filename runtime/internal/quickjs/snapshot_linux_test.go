@@ -3,14 +3,39 @@ package quickjs
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestSnapshotRestore: a restored instance is the snapshotted one, whatever
 // ran since, in the same instance and in a new one; memory grown past the
-// snapshot reads as zero.
+// snapshot reads as zero. Both ways of finding the written pages are
+// tested: PAGEMAP_SCAN, and the page map read entry by entry.
 func TestSnapshotRestore(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		scan bool
+	}{
+		{"PAGEMAP_SCAN", true},
+		{"page map read", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer useScan.Store(useScan.Load())
+			useScan.Store(tc.scan)
+			testSnapshotRestore(t)
+			if tc.scan && !useScan.Load() {
+				t.Skip("the kernel has no PAGEMAP_SCAN: the page map was read")
+			}
+		})
+	}
+}
+
+func testSnapshotRestore(t *testing.T) {
 	r, inst, c := newTestContext(t)
 	evalString(t, inst, c, `globalThis.before = "kept"; ""`)
 	snap, err := inst.Snapshot()
@@ -62,24 +87,122 @@ func TestSnapshotRestore(t *testing.T) {
 	}
 }
 
-// BenchmarkRestore measures a restore after a small program: the cost of a
-// fresh environment once the snapshot is mapped.
-func BenchmarkRestore(b *testing.B) {
-	_, inst, c := newTestContext(b)
+// TestScanWritten: PAGEMAP_SCAN reports exactly the pages the page map
+// shows as written (present or swapped, not the snapshot's file pages, not
+// the shared zero page), below the snapshot and past it.
+func TestScanWritten(t *testing.T) {
+	_, inst, c := newTestContext(t)
 	snap, err := inst.Snapshot()
+	if errors.Is(err, ErrSnapshotUnsupported) {
+		t.Skip(err)
+	}
 	if err != nil {
-		b.Skip(err)
+		t.Fatal(err)
 	}
 	defer snap.Close()
-	for b.Loop() {
-		v, err := inst.Eval(c, `let a = []; for (let i = 0; i < 100; i++) a.push({i}); JSON.stringify(a).length`, "b.js", EvalGlobal)
-		if err != nil {
-			b.Fatal(err)
-		}
-		inst.FreeValue(c, v)
+	m := inst.lm.(*mmapMemory)
+	pm, err := pagemap()
+	if err != nil {
+		t.Skip(err)
+	}
+	for round, src := range []string{
+		`globalThis.a = [1, 2, 3]; ""`,
+		`globalThis.big = "x".repeat(24 << 20); ""`,
+		`globalThis.u = new Uint8Array(8 << 20); u[4096 * 3] = 1; u.length`,
+	} {
 		if err := inst.Restore(snap); err != nil {
-			b.Fatal(err)
+			t.Fatal(err)
 		}
+		evalString(t, inst, c, src)
+		cur := int(inst.MemorySize())
+		var scanned []int
+		err := m.scanWritten(pm, cur, func(off, end int) {
+			for p := off; p < end; p += osPage {
+				scanned = append(scanned, p/osPage)
+			}
+		})
+		if errors.Is(err, errNoScan) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents := make([]byte, cur/osPage*8)
+		base := int64(uintptr(unsafe.Pointer(&m.buf[0]))) / osPage * 8
+		if _, err := unix.Pread(pm, ents, base); err != nil {
+			t.Fatal(err)
+		}
+		var read []int
+		for k := range cur / osPage {
+			e := binary.LittleEndian.Uint64(ents[8*k:])
+			if e&(pmPresent|pmSwapped) != 0 && e&pmFile == 0 {
+				read = append(read, k)
+			}
+		}
+		if len(scanned) == 0 {
+			t.Fatalf("round %d: PAGEMAP_SCAN found no written page", round)
+		}
+		// The page map cannot tell the shared zero page from a written
+		// one; a page PAGEMAP_SCAN leaves out must read as zeros, as the
+		// snapshot does there.
+		var zero [osPage]byte
+		for _, k := range read {
+			if _, ok := slices.BinarySearch(scanned, k); ok {
+				continue
+			}
+			off := k * osPage
+			if !bytes.Equal(m.buf[off:off+osPage], zero[:]) || off < len(snap.mem.data) && !bytes.Equal(snap.mem.data[off:off+osPage], zero[:]) {
+				t.Errorf("round %d: page %d is written but PAGEMAP_SCAN left it out", round, k)
+			}
+		}
+		for _, k := range scanned {
+			if _, ok := slices.BinarySearch(read, k); !ok {
+				t.Errorf("round %d: PAGEMAP_SCAN reported page %d, which the page map does not show as written", round, k)
+			}
+		}
+	}
+}
+
+// BenchmarkRestore measures a restore after a small program: the cost of a
+// fresh environment once the snapshot is mapped, with PAGEMAP_SCAN and
+// with the page map read entry by entry.
+func BenchmarkRestore(b *testing.B) {
+	for _, method := range []struct {
+		name string
+		scan bool
+	}{{"scan", true}, {"read", false}} {
+		b.Run(method.name, func(b *testing.B) {
+			defer useScan.Store(useScan.Load())
+			useScan.Store(method.scan)
+			_, inst, c := newTestContext(b)
+			snap, err := inst.Snapshot()
+			if err != nil {
+				b.Skip(err)
+			}
+			defer snap.Close()
+			run := func() {
+				v, err := inst.Eval(c, `let a = []; for (let i = 0; i < 100; i++) a.push({i}); JSON.stringify(a).length`, "b.js", EvalGlobal)
+				if err != nil {
+					b.Fatal(err)
+				}
+				inst.FreeValue(c, v)
+			}
+			run()
+			if err := inst.Restore(snap); err != nil { // maps the snapshot
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				b.StopTimer()
+				run()
+				b.StartTimer()
+				if err := inst.Restore(snap); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if method.scan && !useScan.Load() {
+				b.Skip("the kernel has no PAGEMAP_SCAN")
+			}
+		})
 	}
 }
 

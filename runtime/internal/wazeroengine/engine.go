@@ -19,10 +19,11 @@
 // that nothing else uses while the environment lives. The pool keeps
 // Options.PoolSize instances warm, each with a context already created and
 // the sandbox prelude installed. When a per-call environment closes, its
-// instance gets a fresh context (the snapshot restored) and serves again, unless it ran
-// Options.MaxPrograms programs, grew past Options.HighWaterMemory (wasm
-// memory never shrinks), timed out, ran out of memory, left jobs behind or
-// crashed: then it is closed.
+// instance gets a fresh context (the snapshot restored) and serves again
+// (the pool keeps as many as the per-call load had open at once; see
+// engine.Base), unless it ran Options.MaxPrograms programs, grew past
+// Options.HighWaterMemory (wasm memory never shrinks), timed out, ran out
+// of memory, left jobs behind or crashed: then it is closed.
 //
 // A fresh context is not built but restored: the engine snapshots the first
 // instance right after installing the prelude (see [quickjs.Snapshot]) and
