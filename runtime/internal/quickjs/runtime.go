@@ -3,6 +3,7 @@ package quickjs
 import (
 	"cmp"
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"sync"
@@ -212,6 +213,10 @@ func (r *Runtime) instantiate(ctx context.Context) (*Instance, error) {
 		}))
 	mod, err := r.wr.InstantiateModule(ictx, r.compiled, wazero.NewModuleConfig().
 		WithName(""). // anonymous: many instances of one module
+		// The module imports no WASI, so nothing reads this source; without
+		// it wazero seeds a math/rand source per instance (~5 KB of Go heap
+		// that every idle environment kept: 49.8 MB of 294 MB at 10,000).
+		WithRandSource(crand.Reader).
 		WithStartFunctions())
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
