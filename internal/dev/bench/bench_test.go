@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -56,16 +55,7 @@ func benchWorkloads(b *testing.B, workloads []*Workload) {
 // through a `codemode serve` process over stdio (built into a temporary
 // directory first), whose nested calls go to the fake MCP server process.
 func BenchmarkViaMCP(b *testing.B) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		b.Skip("no go command to build codemode with")
-	}
-	exe := filepath.Join(b.TempDir(), "codemode")
-	build := exec.Command(gobin, "build", "-o", exe, "github.com/codemode/codemode/cmd/codemode")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		b.Fatalf("building codemode: %v", err)
-	}
+	exe := buildCodemode(b)
 	for _, engine := range AllEngines {
 		if err := checkEngine(engine); err != nil {
 			b.Run(engine, func(b *testing.B) { b.Skipf("%s: unavailable (%v)", engine, err) })
@@ -143,16 +133,7 @@ func TestPeer(t *testing.T) {
 		}
 		t.Skipf("the peer cannot run here: %v", err)
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build codemode with")
-	}
-	exe := filepath.Join(t.TempDir(), "codemode")
-	build := exec.Command(gobin, "build", "-o", exe, "github.com/codemode/codemode/cmd/codemode")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("building codemode: %v", err)
-	}
+	exe := buildCodemode(t)
 	var ws []*Workload
 	for _, w := range append(Workloads(), SweepWorkloads()...) {
 		if w.Name == "trivial" || w.Name == "calls1" {

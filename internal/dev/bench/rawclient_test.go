@@ -237,7 +237,7 @@ func TestRawClientHelper(t *testing.T) {
 }
 
 // buildCodemode builds the codemode command into a temporary directory.
-func buildCodemode(t *testing.T) string {
+func buildCodemode(t testing.TB) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
