@@ -48,6 +48,9 @@ func Builtins() []Builtin {
 		{Name: "concat", Op: `s = "a".concat("b", i);`, N: 20000},
 		{Name: "console.log", Op: `console.log("x");`, N: 20000},
 		{Name: "console.log-spent", Setup: `console.log("x".repeat(1100000));`, Op: `console.log("x");`, N: 50000},
+		// The floor of a dropped line: the same lookups and call, of a native
+		// function that does nothing (Function.prototype).
+		{Name: "noop-method", Setup: `globalThis.noop = {log: Function.prototype};`, Op: `noop.log("x");`, N: 50000},
 		{Name: "new-Uint8Array", Op: `s = new Uint8Array(64);`, N: 20000},
 		{Name: "Array.from-100", Op: `s = Array.from({length: 100}, (_, k) => k);`, N: 2000},
 		{Name: "Array.from-array", Setup: `const a = Array.from({length: 100}, (_, k) => k);`, Op: `s = Array.from(a);`, N: 5000},

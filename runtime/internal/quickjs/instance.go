@@ -133,6 +133,7 @@ type Instance struct {
 	Hooks Hooks
 
 	limitBytes atomic.Int64 // memory cap enforced by emscripten_resize_heap
+	maxStack   uint32       // QuickJS's stack limit (SetMaxStackSize), 0 if never set
 	refused    bool         // a heap growth was refused since ResetRefused
 	stderr     bytes.Buffer // what the C side printed (bounded), for crash reports
 	exited     bool
@@ -209,7 +210,7 @@ func (i *Instance) Stderr() string { return i.stderr.String() }
 // compacter is a linear memory that can give back pages that hold what
 // the memory would read without them (mmapMemory).
 type compacter interface {
-	compact(cur uint32) int64
+	compact(cur, deadLo, deadHi uint32) int64
 }
 
 // Compact releases what an idle instance holds and can get back on
@@ -226,7 +227,8 @@ func (i *Instance) Compact() int64 {
 	clear(i.disp)
 	i.disp = i.disp[:0]
 	if c, ok := i.lm.(compacter); ok {
-		return c.compact(i.mem.Size())
+		lo, hi, _ := i.deadStack()
+		return c.compact(i.mem.Size(), lo, hi)
 	}
 	return 0
 }
@@ -394,6 +396,9 @@ func (i *Instance) FreeContext(c Context) error {
 // recursion throws a catchable RangeError instead of overflowing.
 func (i *Instance) SetMaxStackSize(n uint32) error {
 	_, err := i.call(fnSetMaxStackSize, uint64(i.rt), uint64(n))
+	if err == nil {
+		i.maxStack = n
+	}
 	return err
 }
 

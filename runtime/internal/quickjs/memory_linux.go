@@ -297,9 +297,13 @@ func (m *mmapMemory) scanWritten(pm, n int, fn func(off, end int)) error {
 
 // compact drops the written pages of the first cur bytes that hold what a
 // read would find without them: below the mapped snapshot, the snapshot's
-// bytes (the page is shared again); above it, zeros. It returns how many
-// bytes it dropped. The memory reads the same before and after.
-func (m *mmapMemory) compact(cur uint32) int64 {
+// bytes (the page is shared again); above it, zeros. Bytes in [deadLo,
+// deadHi), the stack below its pointer between calls (Instance.deadStack),
+// are not compared: nothing reads them before writing, so a page is
+// dropped when the rest of it matches. It returns how many bytes it
+// dropped. Outside the dead range the memory reads the same before and
+// after.
+func (m *mmapMemory) compact(cur, deadLo, deadHi uint32) int64 {
 	if m.buf == nil || int(cur) > len(m.buf) {
 		return 0
 	}
@@ -323,6 +327,21 @@ func (m *mmapMemory) compact(cur uint32) int64 {
 		below = len(m.snap.data) / osPage
 	}
 	var zero [osPage]byte
+	// equal reports whether the memory's bytes [a, b) read as they would
+	// without the page.
+	equal := func(k, a, b int) bool {
+		if a >= b {
+			return true
+		}
+		if k < below {
+			return bytes.Equal(m.buf[a:b], m.snap.data[a:b])
+		}
+		return bytes.Equal(m.buf[a:b], zero[:b-a])
+	}
+	dlo, dhi := int(deadLo), int(deadHi)
+	if dhi > int(cur) || dlo >= dhi {
+		dlo, dhi = 0, 0
+	}
 	var dropped int64
 	start := -1
 	flush := func(end int) {
@@ -335,11 +354,12 @@ func (m *mmapMemory) compact(cur uint32) int64 {
 		e := binary.LittleEndian.Uint64(ents[8*k:])
 		same := false
 		if e&pmPresent != 0 && e&pmFile == 0 {
-			off := k * osPage
-			if k < below {
-				same = bytes.Equal(m.buf[off:off+osPage], m.snap.data[off:off+osPage])
+			a, b := k*osPage, (k+1)*osPage
+			if ds, de := max(a, dlo), min(b, dhi); ds < de {
+				// The page holds dead stack: compare what lies around it.
+				same = equal(k, a, ds) && equal(k, de, b)
 			} else {
-				same = bytes.Equal(m.buf[off:off+osPage], zero[:])
+				same = equal(k, a, b)
 			}
 		}
 		switch {

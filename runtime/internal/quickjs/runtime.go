@@ -43,6 +43,7 @@ type Runtime struct {
 	maxPages  uint32
 	initPages uint32
 	globals   []string       // exports of the mutable globals (exportMutableGlobals)
+	stack     stackLayout    // the C stack (findStack); zero if unknown
 	loc       *time.Location // Date's local time zone (RuntimeOptions.Location)
 
 	tagOnce sync.Once
@@ -89,6 +90,12 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	}
 	if wasm, err = addPolling(wasm, poll); err != nil {
 		return nil, fmt.Errorf("quickjs: adding loop polling: %w", err)
+	}
+	// The stack's layout comes from the module as built: the rewrites
+	// add a mutable global (addPolling's countdown).
+	stack, err := findStack(art.Wasm, uint64(mi.min)*pageSize)
+	if err != nil {
+		stack = stackLayout{} // Compact keeps the dead stack's pages
 	}
 	var globals []string
 	if wasm, globals, err = exportMutableGlobals(wasm); err != nil {
@@ -137,7 +144,7 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	if _, ok := compiled.ExportedFunctions()[dispatchExport]; !ok {
 		return fail(fmt.Errorf("quickjs: the rewritten wasm does not export %s", dispatchExport))
 	}
-	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min, globals: globals, loc: cmp.Or(opts.Location, time.UTC)}
+	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min, globals: globals, stack: stack, loc: cmp.Or(opts.Location, time.UTC)}
 	if err := r.instantiateHost(ctx); err != nil {
 		return fail(fmt.Errorf("quickjs: host module: %w", err))
 	}

@@ -32,6 +32,7 @@ type Snapshot struct {
 	globals []uint64
 
 	rt, undefined, scratch uint32
+	maxStack               uint32
 }
 
 // ErrSnapshotUnsupported is returned by Snapshot where the linear memory
@@ -53,7 +54,7 @@ func (i *Instance) Snapshot() (*Snapshot, error) {
 	if !ok {
 		return nil, errors.New("quickjs: cannot read the memory")
 	}
-	s := &Snapshot{size: size, rt: i.rt, undefined: i.undefined, scratch: i.scratch}
+	s := &Snapshot{size: size, rt: i.rt, undefined: i.undefined, scratch: i.scratch, maxStack: i.maxStack}
 	for _, name := range i.r.globals {
 		g := i.mod.ExportedGlobal(name)
 		if g == nil {
@@ -110,7 +111,7 @@ func (i *Instance) Restore(s *Snapshot) error {
 		}
 		g.Set(s.globals[k])
 	}
-	i.rt, i.undefined, i.scratch = s.rt, s.undefined, s.scratch
+	i.rt, i.undefined, i.scratch, i.maxStack = s.rt, s.undefined, s.scratch, s.maxStack
 	i.refused = false
 	i.exited = false
 	i.stderr.Reset()

@@ -242,3 +242,144 @@ func TestCompact(t *testing.T) {
 		}
 	}
 }
+
+// privatePages returns the indexes of the instance's memory pages that
+// are its own (written since the snapshot was mapped, or never mapped).
+func privatePages(t *testing.T, inst *Instance) []int {
+	t.Helper()
+	pm, err := pagemap()
+	if err != nil {
+		t.Skip(err)
+	}
+	m := inst.lm.(*mmapMemory)
+	pages := int(inst.mem.Size()) / osPage
+	ents := make([]byte, pages*8)
+	if _, err := unix.Pread(pm, ents, int64(uintptr(unsafe.Pointer(&m.buf[0])))/osPage*8); err != nil {
+		t.Fatal(err)
+	}
+	var own []int
+	for k := range pages {
+		if e := binary.LittleEndian.Uint64(ents[8*k:]); e&pmPresent != 0 && e&pmFile == 0 {
+			own = append(own, k)
+		}
+	}
+	return own
+}
+
+// TestFillFree: filling the free chunks before a snapshot leaves the heap
+// without free chunks but its top, and a run in an instance restored from
+// that snapshot writes fewer of the snapshot's pages than the same run
+// from a snapshot of the same heap unfilled.
+func TestFillFree(t *testing.T) {
+	r := newTestRuntime(t)
+	garbage := `for (let i = 0; i < 3000; i++) globalThis["k" + i] = {a: "x".repeat(i % 40), b: [i]};
+		for (let i = 0; i < 3000; i += 2) delete globalThis["k" + i]; ""`
+	run := `globalThis.kept = [1, 2, 3].map(x => ({x, s: "v" + x})); JSON.stringify(kept.length + Object.keys(globalThis).length)`
+	written := map[bool]int{}
+	for _, fill := range []bool{false, true} {
+		inst, err := r.NewInstance(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer inst.Close()
+		c, err := inst.NewContext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		evalString(t, inst, c, garbage)
+		if fill {
+			before := len(inst.freeChunks())
+			n, bytes, err := inst.FillFree()
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := len(inst.freeChunks())
+			t.Logf("%d free chunks; filled %d (%d bytes); %d left", before, n, bytes, after)
+			if before < 50 || n < before || after > 1 {
+				t.Fatalf("%d free chunks before, %d filled, %d after", before, n, after)
+			}
+		}
+		snap, err := inst.Snapshot()
+		if errors.Is(err, ErrSnapshotUnsupported) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		inst2, err := r.NewInstanceFrom(context.Background(), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer inst2.Close()
+		if got := evalString(t, inst2, c, run); got != "1505" {
+			t.Fatalf("fill %v: got %s", fill, got)
+		}
+		inst2.Compact()
+		written[fill] = len(privatePages(t, inst2))
+	}
+	t.Logf("pages a run leaves written: %d unfilled, %d filled", written[false], written[true])
+	if written[true] >= written[false] {
+		t.Errorf("filled: %d pages written, unfilled %d", written[true], written[false])
+	}
+}
+
+// TestCompactDeadStack: between calls the stack below its pointer is
+// given back (it reads as the snapshot again), the rest of the memory is
+// untouched, and the instance works on.
+func TestCompactDeadStack(t *testing.T) {
+	r, inst, c := newTestContext(t)
+	if r.stack.top == 0 {
+		t.Skip("no stack layout")
+	}
+	if err := inst.SetMaxStackSize(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := inst.Snapshot()
+	if errors.Is(err, ErrSnapshotUnsupported) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	inst2, err := r.NewInstanceFrom(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst2.Close()
+	deep := `function f(n) { return n ? f(n - 1) + 1 : 0 } String(f(800))`
+	if got := evalString(t, inst2, c, deep); got != "800" {
+		t.Fatalf("got %s", got)
+	}
+	lo, hi, ok := inst2.deadStack()
+	if !ok || hi != r.stack.top || hi-lo != 1<<20 {
+		t.Fatalf("dead stack [%d, %d) %v, top %d", lo, hi, ok, r.stack.top)
+	}
+	inStack := func(pages []int) (n int) {
+		for _, k := range pages {
+			if k*osPage >= int(lo) && (k+1)*osPage <= int(hi) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := inStack(privatePages(t, inst2)); n < 4 {
+		t.Fatalf("the recursion wrote %d whole stack pages", n)
+	}
+	mem, _ := inst2.mem.Read(0, inst2.mem.Size())
+	before := bytes.Clone(mem)
+	if inst2.Compact() == 0 {
+		t.Fatal("Compact released nothing")
+	}
+	if n := inStack(privatePages(t, inst2)); n != 0 {
+		t.Errorf("%d stack pages kept", n)
+	}
+	mem, _ = inst2.mem.Read(0, inst2.mem.Size())
+	if !bytes.Equal(before[:lo], mem[:lo]) || !bytes.Equal(before[hi:], mem[hi:]) {
+		t.Fatal("memory outside the dead stack changed")
+	}
+	if got := evalString(t, inst2, c, deep); got != "800" {
+		t.Fatalf("after Compact: got %s", got)
+	}
+}

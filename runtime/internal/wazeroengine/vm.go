@@ -138,6 +138,11 @@ func (d *driver) pristine() (*pristine, *vm, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Runs then allocate in pages of their own (quickjs.Instance.FillFree).
+	if _, _, err := v.inst.FillFree(); err != nil {
+		v.inst.Close()
+		return nil, nil, err
+	}
 	snap, err := v.inst.Snapshot()
 	if errors.Is(err, quickjs.ErrSnapshotUnsupported) {
 		d.noSnap = true
