@@ -104,6 +104,19 @@ func TestLimits(t *testing.T) {
 						t.Errorf("got %d logs, truncated %v, value %s; want the marker alone and 0", len(out.Logs), out.LogsTruncated, out.Value)
 					}
 				}},
+				// Once the budget is spent wazero stops console's lines in the
+				// wasm: a program's own method is still called, and a frozen
+				// console drops its lines like any other.
+				{name: "a program's console method outlives the budget", limits: runtime.Limits{MaxLogBytes: 100}, code: `let n = 0; console.log("x".repeat(200)); console.log("y"); console.log = () => n++; console.log("z"); const warn = console.warn; console.warn = (...a) => { n++; warn(...a) }; console.warn("w"); return n`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if !out.LogsTruncated || len(out.Logs) != 1 || string(out.Value) != "2" {
+						t.Errorf("got %d logs, truncated %v, value %s; want the marker alone and 2", len(out.Logs), out.LogsTruncated, out.Value)
+					}
+				}},
+				{name: "a frozen console past the budget", limits: runtime.Limits{MaxLogBytes: 100}, code: `Object.freeze(console); console.log("x".repeat(200)); for (let i = 0; i < 5; i++) { console.log(i); console.error(i) } return Object.isFrozen(console)`, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
+					if !out.LogsTruncated || len(out.Logs) != 1 || string(out.Value) != "true" {
+						t.Errorf("got %d logs, truncated %v, value %s; want the marker alone and true", len(out.Logs), out.LogsTruncated, out.Value)
+					}
+				}},
 				{name: "a huge error message is cut", limits: runtime.Limits{Timeout: 20 * time.Second}, code: `throw new Error("x".repeat(1e6))`, wantCode: errs.CodeRuntimeError, check: func(t *testing.T, out runtime.Outcome, c *echoCall) {
 					if n := len(out.Err.Message); n > 9<<10 || !strings.Contains(out.Err.Message, "[cut: ") {
 						t.Errorf("got a %d-byte message, want it cut near 8 KiB with a marker", n)

@@ -132,10 +132,11 @@ type Instance struct {
 	// Hooks may be replaced between calls.
 	Hooks Hooks
 
-	limitBytes atomic.Int64 // memory cap enforced by emscripten_resize_heap
-	maxStack   uint32       // QuickJS's stack limit (SetMaxStackSize), 0 if never set
-	refused    bool         // a heap growth was refused since ResetRefused
-	stderr     bytes.Buffer // what the C side printed (bounded), for crash reports
+	limitBytes atomic.Int64      // memory cap enforced by emscripten_resize_heap
+	maxStack   uint32            // QuickJS's stack limit (SetMaxStackSize), 0 if never set
+	silent     api.MutableGlobal // the host-call mask (addHostMask, SetSilent)
+	refused    bool              // a heap growth was refused since ResetRefused
+	stderr     bytes.Buffer      // what the C side printed (bounded), for crash reports
 	exited     bool
 	broken     error // the first failed call: the instance must not be reused
 	closed     bool
@@ -181,6 +182,13 @@ func (i *Instance) Stop() { i.stopped.Store(true) }
 
 // errStopped is the panic that unwinds a stopped instance.
 var errStopped = errors.New("quickjs: instance stopped")
+
+// SetSilent makes the host functions whose id's bit is set in mask (ids
+// under 32) return undefined without calling Hooks.Call, until it is
+// called again: the wasm tests the bit before it leaves for Go. Snapshots
+// save and restore the mask with the other globals. Call it between calls
+// or from a host function, on the goroutine that drives the instance.
+func (i *Instance) SetSilent(mask uint32) { i.silent.Set(uint64(mask)) }
 
 // SetMemoryLimit caps the linear memory at n bytes (rounded down to whole
 // pages, never below the current size). Safe to call from any goroutine.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
@@ -44,6 +45,7 @@ type Runtime struct {
 	initPages uint32
 	globals   []string       // exports of the mutable globals (exportMutableGlobals)
 	stack     stackLayout    // the C stack (findStack); zero if unknown
+	silent    string         // export of the host-call mask's global (addHostMask)
 	loc       *time.Location // Date's local time zone (RuntimeOptions.Location)
 
 	tagOnce sync.Once
@@ -90,6 +92,20 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	}
 	if wasm, err = addPolling(wasm, poll); err != nil {
 		return nil, fmt.Errorf("quickjs: adding loop polling: %w", err)
+	}
+	var hostName string
+	for min, sem := range a.imports {
+		if sem == "qts_host_call_function" {
+			hostName = min
+		}
+	}
+	hostCall, err := funcImportIndex(wasm, a.importModule, hostName)
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: finding the host-call import: %w", err)
+	}
+	wasm, silentIdx, err := addHostMask(wasm, hostCall)
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: adding the host-call mask: %w", err)
 	}
 	// The stack's layout comes from the module as built: the rewrites
 	// add a mutable global (addPolling's countdown).
@@ -144,7 +160,7 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	if _, ok := compiled.ExportedFunctions()[dispatchExport]; !ok {
 		return fail(fmt.Errorf("quickjs: the rewritten wasm does not export %s", dispatchExport))
 	}
-	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min, globals: globals, stack: stack, loc: cmp.Or(opts.Location, time.UTC)}
+	r := &Runtime{wr: wr, cache: cache, compiled: compiled, abi: a, maxPages: maxPages, initPages: mi.min, globals: globals, stack: stack, silent: fmt.Sprintf("%s%d", snapshotGlobalPrefix, silentIdx), loc: cmp.Or(opts.Location, time.UTC)}
 	if err := r.instantiateHost(ctx); err != nil {
 		return fail(fmt.Errorf("quickjs: host module: %w", err))
 	}
@@ -230,5 +246,11 @@ func (r *Runtime) instantiate(ctx context.Context) (*Instance, error) {
 	}
 	inst.mod = mod
 	inst.mem = mod.Memory()
+	g, ok := mod.ExportedGlobal(r.silent).(api.MutableGlobal)
+	if !ok {
+		mod.Close(ctx)
+		return nil, fmt.Errorf("quickjs: the host-call mask %s is not an exported mutable global", r.silent)
+	}
+	inst.silent = g
 	return inst, nil
 }

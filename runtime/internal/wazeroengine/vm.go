@@ -43,6 +43,10 @@ const (
 	refusedFuncID        = consoleFuncID + uint32(len(consoleLevels))
 )
 
+// consoleMask has the bits of console's host function ids
+// (quickjs.Instance.SetSilent).
+const consoleMask = (1<<len(consoleLevels) - 1) << consoleFuncID
+
 // consoleLevels are the console methods that are host functions.
 var consoleLevels = [...]string{"log", "info", "warn", "error", "debug"}
 
@@ -73,6 +77,7 @@ type vm struct {
 	run         *engine.Run // the run in progress; the host hooks report to it
 	refusal     *errs.Error // the run's SUBCALL_LIMIT refusal, once the glue has its message (nil at Begin)
 	interrupted atomic.Bool
+	silenced    bool // console's host functions are silent (hostConsole)
 }
 
 var _ engine.VM = (*vm)(nil)
@@ -297,6 +302,10 @@ func (v *vm) Begin(r *engine.Run) error {
 	v.inRun = true
 	v.idleMu.Unlock()
 	v.run, v.refusal = r, nil
+	if v.silenced {
+		v.inst.SetSilent(0)
+		v.silenced = false
+	}
 	v.programs++
 	v.inst.ResetRefused()
 	names := r.Job().Tools
@@ -664,7 +673,13 @@ func (v *vm) hostRefused(c quickjs.Context, argc, argv uint32) quickjs.Value {
 // is the method's.
 func (v *vm) hostConsole(c quickjs.Context, level string, argc, argv uint32) quickjs.Value {
 	r := v.run
-	if r == nil || c != v.ctx || r.LogSpent() {
+	if r == nil || c != v.ctx {
+		return 0
+	}
+	if r.LogSpent() {
+		// The rest of the run's lines stop in the wasm (Begin clears it).
+		v.inst.SetSilent(consoleMask)
+		v.silenced = true
 		return 0
 	}
 	i := v.inst

@@ -414,3 +414,41 @@ func TestStackBytesShareOfBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestSilentConsole: once a run's log budget is spent, console's lines stop
+// in the wasm (Go is asked once, not per line), the methods stay the same
+// functions, and the next run of a persistent environment logs again.
+func TestSilentConsole(t *testing.T) {
+	e := newTestEngine(t, Options{})
+	env, err := e.NewEnv(context.Background(), engine.EnvOptions{Persistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	run := func(body string, budget int) (string, []string, int) {
+		t.Helper()
+		var lines []string
+		asked := 0
+		res := env.Run(context.Background(), &engine.Job{
+			Script:   "(async () => {" + body + "})()",
+			Name:     "program.js",
+			Deadline: time.Now().Add(10 * time.Second),
+			Log:      func(level, text string) { lines = append(lines, level+": "+text) },
+			LogSpent: func() bool { asked++; return len(lines) >= budget },
+		})
+		if res.Err != nil {
+			t.Fatalf("%s: %v", body, res.Err)
+		}
+		return string(res.Value), lines, asked
+	}
+	v, lines, asked := run(`globalThis.orig = console.log;
+		for (let i = 0; i < 1000; i++) { console.log("x", i); console.warn("y"); console.error({i}) }
+		return console.log === orig`, 2)
+	if v != "true" || len(lines) != 2 || asked > 4 {
+		t.Fatalf("spent: got %s, %q, LogSpent asked %d times", v, lines, asked)
+	}
+	v, lines, _ = run(`console.log("again"); console.info("and"); return console.log === orig`, 10)
+	if v != "true" || strings.Join(lines, "|") != "log: again|info: and" {
+		t.Fatalf("next run: got %s, %q", v, lines)
+	}
+}
