@@ -2,11 +2,15 @@
 # Re-derives the QuickJS-NG wasm artifact that codemode embeds
 # (runtime/internal/quickjs/embed) from npm and compares it byte for byte:
 # package @jitl/quickjs-ng-wasmfile-release-sync at the pinned version,
-# npm integrity and sha256 checked. Exit 1 if anything differs.
+# npm integrity and sha256 checked, its wasm re-optimised by binaryen's
+# wasm-opt with the pinned release and flags (PROVENANCE). Exit 1 if
+# anything differs.
 #
 # Building and testing codemode need none of this: the artifact is in git.
-# When npm is not installed or its registry cannot be reached, the check is
-# skipped with a message and exit 0 (CI runs it wherever it can).
+# When npm is not installed or its registry cannot be reached, or wasm-opt
+# of the pinned binaryen release is not installed (Debian: apt-get install
+# binaryen), the check is skipped with a message and exit 0 (CI installs
+# binaryen and runs it wherever npm answers).
 #
 #   scripts/fetch-quickjs.sh            compare with the embedded copy
 #   scripts/fetch-quickjs.sh -o DIR     write the files into DIR instead
@@ -18,6 +22,11 @@ pkg=$(sed -n 's/^package: //p' runtime/internal/quickjs/embed/PROVENANCE)
 ver=$(sed -n 's/^version: //p' runtime/internal/quickjs/embed/PROVENANCE)
 if ! command -v npm >/dev/null 2>&1; then
   echo "fetch-quickjs: SKIP: npm is not installed; the embedded artifact was not re-derived"
+  exit 0
+fi
+optver=$(sed -n 's/^wasm-opt: binaryen \([0-9]*\):.*/\1/p' runtime/internal/quickjs/embed/PROVENANCE)
+if [ "$(wasm-opt --version 2>/dev/null)" != "wasm-opt version $optver" ]; then
+  echo "fetch-quickjs: SKIP: wasm-opt of binaryen $optver is not installed (apt-get install binaryen); the embedded artifact was not re-derived"
   exit 0
 fi
 if ! timeout 60 npm view "$pkg@$ver" version >/dev/null 2>&1; then

@@ -5,7 +5,9 @@
 //
 // # Layers
 //
-//   - The artifact (this file): the pinned .wasm, its .cjs glue and LICENSE,
+//   - The artifact (this file): the pinned .wasm (the npm package's,
+//     re-optimised for speed by binaryen's wasm-opt when it is derived, not
+//     at build or run time), its .cjs glue and LICENSE,
 //     embedded in the binary by package [embed] (with their PROVENANCE) and
 //     verified by sha256 every time they are loaded; $CODEMODE_QUICKJS_DIR
 //     names a directory to load them from instead.
@@ -36,9 +38,10 @@ import (
 	"github.com/codemode/codemode/runtime/internal/quickjs/embed"
 )
 
-// The pinned npm package. Changing any of these means re-checking the ABI
-// table in abi.go against the new glue (the names are minified per build)
-// and replacing the files of package embed.
+// The pinned npm package and the derivation of the embedded wasm. Changing
+// any of these means re-checking the ABI table in abi.go against the new
+// glue (the names are minified per build), the fixes of fix.go against the
+// new code, and replacing the files of package embed.
 const (
 	// PackageName is the npm package that ships the wasm build.
 	PackageName = "@jitl/quickjs-ng-wasmfile-release-sync"
@@ -48,10 +51,30 @@ const (
 	// fetcher checks it in addition to npm's own check.
 	PackageIntegrity = "sha512-XAX2jjZWWh3M0YaRqi82xMKNW/gkF6mo3MpW3UY2cmVxnQai1JuboVsJQVoLU629iEL4XWvHtO4h5lo7NRnAcg=="
 
-	// WasmSHA256 is the sha256 of dist/emscripten-module.wasm.
-	WasmSHA256 = "b56fe5094b8751c47b8c32fb5ed4d75afe2dbb43412d3d983ac5d1156af456da"
+	// SourceWasmSHA256 is the sha256 of the package's
+	// dist/emscripten-module.wasm, built -Oz (for size), the input of
+	// WasmOptFlags.
+	SourceWasmSHA256 = "b56fe5094b8751c47b8c32fb5ed4d75afe2dbb43412d3d983ac5d1156af456da"
+	// WasmSHA256 is the sha256 of the wasm that is embedded and loaded:
+	// the package's, re-optimised for speed by wasm-opt of binaryen
+	// WasmOptVersion with WasmOptFlags (fetch.go, Optimize).
+	WasmSHA256 = "ce126da97d49951e7c17853d785261e837b4ac924c165314b1c49a3dac7c4199"
 	// GlueSHA256 is the sha256 of dist/emscripten-module.cjs.
 	GlueSHA256 = "3701f17f1697d48101988b2bb2a55cb683346325c608432b0edb691a8c5df7f4"
+
+	// WasmOptVersion is the binaryen release whose wasm-opt derives the
+	// embedded wasm (`wasm-opt --version` prints "wasm-opt version 108"):
+	// another release may write other bytes. Only re-deriving the file
+	// needs it; building and running codemode do not.
+	WasmOptVersion = "108"
+	// WasmOptFlags are wasm-opt's arguments besides the input and -o:
+	// speed optimisations at -O2, and the features the -Oz build already
+	// uses (wasm-opt validates against the MVP unless told). -O2 keeps the
+	// import and export names, the memory, the data segments and the
+	// table, and every function and its index: the glue, the rewrites and
+	// the fixes of fix.go find what they expect (RATIONALE.md, "Why is the
+	// embedded QuickJS wasm re-optimised with wasm-opt?").
+	WasmOptFlags = "-O2 --enable-sign-ext --enable-bulk-memory --enable-nontrapping-float-to-int"
 )
 
 // File names inside an artifact directory (and of package embed's files).
@@ -81,7 +104,7 @@ var ErrArtifactMissing = errors.New("quickjs wasm artifact missing")
 type Artifact struct {
 	// Dir is the directory it was read from, or Embedded.
 	Dir  string
-	Wasm []byte // the original emscripten module, sha256 == WasmSHA256
+	Wasm []byte // the emscripten module as derived (WasmOptFlags), sha256 == WasmSHA256
 	Glue []byte // the .cjs glue, sha256 == GlueSHA256
 }
 

@@ -24,10 +24,16 @@ type Files map[string][]byte
 // FetchNPM re-derives the pinned artifact from npm: it runs `npm pack
 // <package>@<version>` in a temporary directory (npm checks the tarball
 // against the registry's integrity), checks the tarball against
-// PackageIntegrity too, extracts the wasm, the glue and LICENSE, and
-// verifies their sha256. It needs npm on PATH and the registry reachable.
-// Progress goes to log.
+// PackageIntegrity too, extracts the wasm, the glue and LICENSE, verifies
+// the package's wasm against SourceWasmSHA256, re-optimises it with
+// Optimize, and verifies the result against WasmSHA256. It needs npm and
+// binaryen's wasm-opt (release WasmOptVersion) on PATH and the registry
+// reachable; without that wasm-opt it fails before calling npm, with an
+// error wrapping ErrWasmOpt. Progress goes to log.
 func FetchNPM(ctx context.Context, log io.Writer) (Files, error) {
+	if err := checkWasmOpt(ctx); err != nil {
+		return nil, fmt.Errorf("fetching quickjs: %w", err)
+	}
 	tmp, err := os.MkdirTemp("", "codemode-quickjs-fetch-")
 	if err != nil {
 		return nil, fmt.Errorf("fetching quickjs: %w", err)
@@ -66,15 +72,75 @@ func FetchNPM(ctx context.Context, log io.Writer) (Files, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fetching quickjs: %w", err)
 	}
-	if _, err := verify("npm:"+spec, files[WasmFile], files[GlueFile]); err != nil {
+	if got := sha256Hex(files[WasmFile]); got != SourceWasmSHA256 {
+		return nil, fmt.Errorf("fetching quickjs: %s of npm:%s has sha256 %s, want %s", WasmFile, spec, got, SourceWasmSHA256)
+	}
+	fmt.Fprintf(log, "wasm-opt %s\n", WasmOptFlags)
+	opt, err := Optimize(ctx, files[WasmFile])
+	if err != nil {
+		return nil, fmt.Errorf("fetching quickjs: %w", err)
+	}
+	files[WasmFile] = opt
+	if _, err := verify("npm:"+spec+" after wasm-opt", files[WasmFile], files[GlueFile]); err != nil {
 		return nil, fmt.Errorf("fetching quickjs: %w", err)
 	}
 	return files, nil
 }
 
-// CompareEmbedded reports how files differ from the copy embedded in the
-// binary (package embed): one line per file that differs, none when every
-// byte matches.
+// ErrWasmOpt is wrapped by the error of Optimize (and FetchNPM) when
+// binaryen's wasm-opt is not on PATH or is another release than
+// WasmOptVersion (whose output could differ from the pinned bytes).
+var ErrWasmOpt = errors.New("re-deriving the quickjs wasm needs wasm-opt of binaryen " + WasmOptVersion + " on PATH (Debian: apt-get install binaryen)")
+
+// checkWasmOpt checks that wasm-opt on PATH is release WasmOptVersion.
+func checkWasmOpt(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, "wasm-opt", "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%w: wasm-opt --version: %v", ErrWasmOpt, err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "wasm-opt version "+WasmOptVersion {
+		return fmt.Errorf("%w: wasm-opt --version says %q", ErrWasmOpt, got)
+	}
+	return nil
+}
+
+// Optimize derives the embedded wasm from the package's: it runs wasm-opt
+// (binaryen WasmOptVersion) with WasmOptFlags over src, whose sha256 must
+// be SourceWasmSHA256, and returns what wasm-opt wrote (the caller checks
+// it against WasmSHA256).
+func Optimize(ctx context.Context, src []byte) ([]byte, error) {
+	if got := sha256Hex(src); got != SourceWasmSHA256 {
+		return nil, fmt.Errorf("optimizing the quickjs wasm: the input has sha256 %s, want %s", got, SourceWasmSHA256)
+	}
+	if err := checkWasmOpt(ctx); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "codemode-quickjs-opt-")
+	if err != nil {
+		return nil, fmt.Errorf("optimizing the quickjs wasm: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	in, out := filepath.Join(tmp, "in.wasm"), filepath.Join(tmp, "out.wasm")
+	if err := os.WriteFile(in, src, 0o644); err != nil {
+		return nil, fmt.Errorf("optimizing the quickjs wasm: %w", err)
+	}
+	args := append([]string{in}, strings.Fields(WasmOptFlags)...)
+	cmd := exec.CommandContext(ctx, "wasm-opt", append(args, "-o", out)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("optimizing the quickjs wasm: wasm-opt %s: %w: %s", WasmOptFlags, err, strings.TrimSpace(stderr.String()))
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("optimizing the quickjs wasm: %w", err)
+	}
+	return b, nil
+}
+
+// CompareEmbedded reports how files (as FetchNPM derives them) differ from
+// the copy embedded in the binary (package embed): one line per file that
+// differs, none when every byte matches.
 func CompareEmbedded(files Files) []string {
 	var diffs []string
 	for _, f := range []struct {
@@ -82,7 +148,7 @@ func CompareEmbedded(files Files) []string {
 		b    []byte
 	}{{WasmFile, embed.Wasm}, {GlueFile, embed.Glue}, {LicenseFile, []byte(embed.License)}} {
 		if got := files[f.name]; !bytes.Equal(got, f.b) {
-			diffs = append(diffs, fmt.Sprintf("%s: npm has %d bytes (sha256 %s), the embedded copy %d bytes (sha256 %s)",
+			diffs = append(diffs, fmt.Sprintf("%s: the derived file has %d bytes (sha256 %s), the embedded copy %d bytes (sha256 %s)",
 				f.name, len(got), sha256Hex(got), len(f.b), sha256Hex(f.b)))
 		}
 	}

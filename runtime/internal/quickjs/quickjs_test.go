@@ -58,7 +58,9 @@ func TestEmbeddedArtifact(t *testing.T) {
 		{"package", PackageName},
 		{"version", PackageVersion},
 		{"integrity", PackageIntegrity},
-		{WasmFile, fmt.Sprintf("package/dist/%s, %d bytes, sha256 %s", WasmFile, len(embed.Wasm), WasmSHA256)},
+		{"source-wasm", fmt.Sprintf("package/dist/%s, 528551 bytes, sha256 %s", WasmFile, SourceWasmSHA256)},
+		{"wasm-opt", fmt.Sprintf("binaryen %s: wasm-opt source-wasm %s -o %s", WasmOptVersion, WasmOptFlags, WasmFile)},
+		{WasmFile, fmt.Sprintf("package/dist/%s after wasm-opt, %d bytes, sha256 %s", WasmFile, len(embed.Wasm), WasmSHA256)},
 		{GlueFile, fmt.Sprintf("package/dist/%s, %d bytes, sha256 %s", GlueFile, len(embed.Glue), GlueSHA256)},
 		{LicenseFile, fmt.Sprintf("package/%s, %d bytes, sha256 %s", LicenseFile, len(embed.License), sha256Hex([]byte(embed.License)))},
 	} {

@@ -3,10 +3,14 @@
 // gives a binary whose hard-capped engine works with nothing else on the
 // machine.
 //
-// The files beside this one are copied byte for byte from the npm package
-// named in PROVENANCE (MIT, LICENSE beside them); package quickjs pins
+// The files beside this one come from the npm package named in PROVENANCE
+// (MIT, LICENSE beside them): the glue and LICENSE byte for byte, the wasm
+// re-optimised for speed by binaryen's wasm-opt with the flags PROVENANCE
+// names (the package's is built for size). They are committed, so building
+// and running codemode need neither npm nor binaryen. Package quickjs pins
 // their sha256 and checks it when it loads them. To re-derive them from npm
-// and compare (what CI does when npm is reachable):
+// and compare (what CI does when npm is reachable; it needs wasm-opt of the
+// binaryen release PROVENANCE names):
 //
 //	scripts/fetch-quickjs.sh
 //
@@ -18,8 +22,8 @@ package embed
 
 import _ "embed" // for go:embed
 
-// Wasm is dist/emscripten-module.wasm of the package: QuickJS-NG compiled
-// by emscripten. Callers must not modify it.
+// Wasm is dist/emscripten-module.wasm of the package, QuickJS-NG compiled
+// by emscripten, after wasm-opt (PROVENANCE). Callers must not modify it.
 //
 //go:embed emscripten-module.wasm
 var Wasm []byte

@@ -1,12 +1,14 @@
 // Command fetchquickjs re-derives the pinned QuickJS-NG wasm artifact (see
-// package quickjs) from npm and compares it, byte for byte, with the copy
-// embedded in the binary (package embed); or, with -o, writes it into a
-// directory. Run it from the repository root:
+// package quickjs) from npm, the wasm re-optimised by binaryen's wasm-opt,
+// and compares it, byte for byte, with the copy embedded in the binary
+// (package embed); or, with -o, writes it into a directory. Run it from the
+// repository root:
 //
 //	go run ./runtime/internal/quickjs/cmd/fetchquickjs          # compare with the embedded copy
 //	go run ./runtime/internal/quickjs/cmd/fetchquickjs -o DIR   # write the files into DIR
 //
-// It needs npm on PATH and the npm registry reachable. Exit status: 0 when
+// It needs npm and wasm-opt (binaryen release quickjs.WasmOptVersion) on
+// PATH and the npm registry reachable. Exit status: 0 when
 // the bytes match (or were written), 1 when they differ or npm fails, 2 for
 // a usage error. A directory written with -o can be named by
 // $CODEMODE_QUICKJS_DIR to load the artifact from there instead of the
@@ -54,16 +56,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "fetchquickjs:", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "quickjs artifact (%s, wasm sha256 %s) written to %s\n", spec, quickjs.WasmSHA256, *out)
+		fmt.Fprintf(stdout, "quickjs artifact (%s, wasm-opt %s: wasm sha256 %s) written to %s\n", spec, quickjs.WasmOptFlags, quickjs.WasmSHA256, *out)
 		return 0
 	}
 	if diffs := quickjs.CompareEmbedded(files); len(diffs) > 0 {
-		fmt.Fprintf(stderr, "fetchquickjs: %s from npm differs from the embedded copy:\n", spec)
+		fmt.Fprintf(stderr, "fetchquickjs: %s from npm, after wasm-opt, differs from the embedded copy:\n", spec)
 		for _, d := range diffs {
 			fmt.Fprintln(stderr, "  "+d)
 		}
 		return 1
 	}
-	fmt.Fprintf(stdout, "quickjs artifact: the embedded copy is byte for byte %s from npm (wasm sha256 %s)\n", spec, quickjs.WasmSHA256)
+	fmt.Fprintf(stdout, "quickjs artifact: the embedded copy is byte for byte %s from npm, the wasm after wasm-opt %s (binaryen %s; wasm sha256 %s)\n",
+		spec, quickjs.WasmOptFlags, quickjs.WasmOptVersion, quickjs.WasmSHA256)
 	return 0
 }
