@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -39,7 +40,7 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	fs.StringVar(&client, "client", bench.ClientSDK, "with --via mcp: the MCP `client` driving serve (and the peer): sdk (the go-sdk's) or raw (a minimal JSON-RPC client on the pipes, so that a round trip weighs the server more than the client)")
 	fs.StringVar(&url, "url", "", "with --via http: the server's streamable-HTTP `endpoint` (a replica, or a fleet's nginx: http://127.0.0.1:18080/mcp); give its --engine and --mode. Without it, each row starts codemode serve --listen on a loopback port")
 	fs.StringVar(&peer, "peer", "", "with --via mcp, or --via http without --url: after every row, the same row against the same-protocol peer, the `server.mjs` of internal/dev/bench/peer (an MCP server on the TypeScript SDK running programs in node:vm; needs node and `npm ci` there); skipped with a message when it cannot run")
-	fs.StringVar(&suite, "suite", "", "set to `builtins` to run the built-ins micro-suite instead (per-operation time of repeat, console.log, typed arrays, Array.from, Map, regex replace, sort, JSON.parse… in the sandbox beside the bare engine); honours --engine, --workload (case names) and --json")
+	fs.StringVar(&suite, "suite", "", "set to `builtins` to run the built-ins micro-suite instead (per-operation time of repeat, console.log, typed arrays, Array.from, Map, regex replace, sort, JSON.parse… in the sandbox beside the bare engine); honours --engine, --workload (case names), --n (rounds per figure, the fastest kept; default 5) and --json")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (go tool pprof)")
 	fs.StringVar(&memProfile, "memprofile", "", "write an allocation profile of every allocation to `file` at the end of the run (go tool pprof -sample_index=alloc_objects; slows the run)")
 	if code, ok := parseFlags(env, fs, args); !ok {
@@ -70,7 +71,13 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 	switch suite {
 	case "":
 	case "builtins":
-		return benchBuiltins(ctx, env, engine, workloads, asJSON)
+		rounds := 0
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "n" {
+				rounds = n
+			}
+		})
+		return benchBuiltins(ctx, env, engine, workloads, rounds, asJSON)
 	default:
 		fmt.Fprintf(env.stderr, "codemode bench: --suite: %q is not a suite (want builtins)\n", suite)
 		return exitUsage
@@ -204,8 +211,8 @@ func cmdBench(ctx context.Context, env *cliEnv, args []string) int {
 }
 
 // benchBuiltins runs the built-ins micro-suite (--suite builtins).
-func benchBuiltins(ctx context.Context, env *cliEnv, engine, cases string, asJSON bool) int {
-	var opts bench.BuiltinsOptions
+func benchBuiltins(ctx context.Context, env *cliEnv, engine, cases string, rounds int, asJSON bool) int {
+	opts := bench.BuiltinsOptions{Rounds: rounds}
 	switch {
 	case engine == "all" || engine == "":
 	case runtime.KnownEngine(engine):
