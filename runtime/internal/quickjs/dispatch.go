@@ -44,22 +44,9 @@ const (
 // on first use, still binds about 15 per run and keeps a grown stack for
 // each of the deep ones (Eval, Call, ExecutePendingJob).
 func addDispatcher(wasm []byte, targets []string) ([]byte, error) {
-	type section struct {
-		id         byte
-		start, end int
-		payload    []byte
-	}
-	var secs []section
-	r := reader{b: wasm, off: 8}
-	for r.off < len(r.b) {
-		start := r.off
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || r.off+int(size) > len(r.b) {
-			return nil, fmt.Errorf("truncated section at offset %d", start)
-		}
-		secs = append(secs, section{id: id, start: start, end: r.off + int(size), payload: r.b[r.off : r.off+int(size)]})
-		r.off += int(size)
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, err
 	}
 	type funcType struct{ params, results []byte }
 	var types []funcType

@@ -19,22 +19,9 @@ import (
 // budget spent, the rest of the run's dropped lines stay in the wasm, and
 // console's methods stay the same functions (Instance.SetSilent).
 func addHostMask(wasm []byte, hostCall uint32) ([]byte, uint32, error) {
-	type section struct {
-		id         byte
-		start, end int
-		payload    []byte
-	}
-	var secs []section
-	r := reader{b: wasm, off: 8}
-	for r.off < len(r.b) {
-		start := r.off
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || r.off+int(size) > len(r.b) {
-			return nil, 0, fmt.Errorf("truncated section at offset %d", start)
-		}
-		secs = append(secs, section{id: id, start: start, end: r.off + int(size), payload: r.b[r.off : r.off+int(size)]})
-		r.off += int(size)
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, 0, err
 	}
 	var importedFuncs, importedGlobals, definedFuncs, definedGlobals uint32
 	hostType := ^uint32(0)
@@ -161,50 +148,16 @@ func addHostMask(wasm []byte, hostCall uint32) ([]byte, uint32, error) {
 // to`, and returns the section's payload with its count raised by one (for
 // the body the caller appends) and how many calls it rewrote.
 func redirectCalls(p []byte, from, to uint32) ([]byte, int, error) {
-	r := reader{b: p}
-	n := r.u32()
-	out := appendU32(nil, n+1)
-	var body []byte
 	calls := 0
-	for f := uint32(0); f < n; f++ {
-		size := int(r.u32())
-		if r.err != nil || r.off+size > len(p) {
-			return nil, 0, fmt.Errorf("function %d: truncated", f)
+	out, err := editBodies(p, 1, func(op byte, instr []byte) []byte {
+		if op != 0x10 {
+			return nil
 		}
-		b := reader{b: p[r.off : r.off+size]}
-		r.off += size
-		nl := b.u32()
-		for k := uint32(0); k < nl; k++ {
-			b.u32()
-			b.byte()
+		if c := (reader{b: instr, off: 1}); c.u32() != from {
+			return nil
 		}
-		if b.err != nil {
-			return nil, 0, fmt.Errorf("function %d: locals: %w", f, b.err)
-		}
-		body = append(body[:0], b.b[:b.off]...)
-		last := b.off
-		for b.off < len(b.b) {
-			op := b.byte()
-			at := b.off
-			if err := skipImmediates(&b, op); err != nil {
-				return nil, 0, fmt.Errorf("function %d at +%d: %w", f, b.off, err)
-			}
-			if op == 0x10 {
-				c := reader{b: b.b, off: at}
-				if c.u32() == from {
-					body = append(body, b.b[last:at]...)
-					body = appendU32(body, to)
-					last = b.off
-					calls++
-				}
-			}
-		}
-		body = append(body, b.b[last:]...)
-		out = appendU32(out, uint32(len(body)))
-		out = append(out, body...)
-	}
-	if r.off != len(p) {
-		return nil, 0, errors.New("trailing bytes")
-	}
-	return out, calls, nil
+		calls++
+		return appendU32([]byte{0x10}, to)
+	})
+	return out, calls, err
 }

@@ -110,6 +110,31 @@ func appendSection(out []byte, id byte, payload []byte) []byte {
 	return append(out, payload...)
 }
 
+// wasmSection is one section of a module: its id, where it lies whole
+// (header included) and its payload.
+type wasmSection struct {
+	id         byte
+	start, end int
+	payload    []byte
+}
+
+// splitSections returns the sections of a module, in order.
+func splitSections(wasm []byte) ([]wasmSection, error) {
+	var secs []wasmSection
+	r := reader{b: wasm, off: 8}
+	for r.off < len(r.b) {
+		start := r.off
+		id := r.byte()
+		size := r.u32()
+		if r.err != nil || r.off+int(size) > len(r.b) {
+			return nil, fmt.Errorf("truncated section at offset %d", start)
+		}
+		secs = append(secs, wasmSection{id: id, start: start, end: r.off + int(size), payload: r.b[r.off : r.off+int(size)]})
+		r.off += int(size)
+	}
+	return secs, nil
+}
+
 // dropMemoryImport re-encodes an import section without its memory import.
 func dropMemoryImport(p []byte) ([]byte, memoryImport, bool, error) {
 	var mi memoryImport
@@ -257,22 +282,9 @@ const pollEvery = 1 << 20
 // gives the Go scheduler no safe point either. The countdown costs a few
 // percent.
 func addPolling(wasm []byte, pollFunc uint32) ([]byte, error) {
-	type section struct {
-		id         byte
-		start, end int // the whole section, header included
-		payload    []byte
-	}
-	var secs []section
-	r := reader{b: wasm, off: 8}
-	for r.off < len(r.b) {
-		start := r.off
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || r.off+int(size) > len(r.b) {
-			return nil, fmt.Errorf("truncated section at offset %d", start)
-		}
-		secs = append(secs, section{id: id, start: start, end: r.off + int(size), payload: r.b[r.off : r.off+int(size)]})
-		r.off += int(size)
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, err
 	}
 	importedGlobals := uint32(0)
 	definedGlobals := uint32(0)
@@ -433,9 +445,22 @@ func countImportedGlobals(p []byte) (uint32, error) {
 // every `loop` starts with check. The inserted code is self-contained
 // (balanced stack, a complete block), so no branch depth changes.
 func instrumentLoops(p []byte, check []byte) ([]byte, error) {
+	return editBodies(p, 0, func(op byte, instr []byte) []byte {
+		if op != 0x03 {
+			return nil
+		}
+		return append(append([]byte(nil), instr...), check...)
+	})
+}
+
+// editBodies re-encodes a code section with each instruction for which
+// edit returns bytes replaced by them (instr is the instruction with its
+// immediates; nil keeps it), and the section's function count raised by
+// extra, for bodies the caller appends.
+func editBodies(p []byte, extra uint32, edit func(op byte, instr []byte) []byte) ([]byte, error) {
 	r := reader{b: p}
 	n := r.u32()
-	out := appendU32(nil, n)
+	out := appendU32(nil, n+extra)
 	var body []byte
 	for f := uint32(0); f < n; f++ {
 		size := int(r.u32())
@@ -456,14 +481,14 @@ func instrumentLoops(p []byte, check []byte) ([]byte, error) {
 		body = append(body[:0], b.b[:b.off]...)
 		last := b.off
 		for b.off < len(b.b) {
+			at := b.off
 			op := b.byte()
-			isLoop := op == 0x03
 			if err := skipImmediates(&b, op); err != nil {
 				return nil, fmt.Errorf("function %d at +%d: %w", f, b.off, err)
 			}
-			if isLoop {
-				body = append(body, b.b[last:b.off]...)
-				body = append(body, check...)
+			if rep := edit(op, b.b[at:b.off]); rep != nil {
+				body = append(body, b.b[last:at]...)
+				body = append(body, rep...)
 				last = b.off
 			}
 		}
@@ -594,22 +619,9 @@ func exportMutableGlobals(wasm []byte) ([]byte, []string, error) {
 	var names []string
 	var globalIdx []uint32
 	out := append([]byte(nil), wasm[:8]...)
-	r := reader{b: wasm, off: 8}
-	type section struct {
-		id         byte
-		start, end int
-		payload    []byte
-	}
-	var secs []section
-	for r.off < len(r.b) {
-		start := r.off
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || r.off+int(size) > len(r.b) {
-			return nil, nil, fmt.Errorf("truncated section at offset %d", start)
-		}
-		secs = append(secs, section{id: id, start: start, end: r.off + int(size), payload: r.b[r.off : r.off+int(size)]})
-		r.off += int(size)
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, s := range secs {
 		switch s.id {

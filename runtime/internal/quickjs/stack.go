@@ -33,20 +33,17 @@ const bssGuard = 64 << 10
 // of them, passive data whose address is not static) is an error, and the
 // instance then keeps its dead stack pages.
 func findStack(wasm []byte, initBytes uint64) (stackLayout, error) {
-	r := reader{b: wasm, off: 8}
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return stackLayout{}, err
+	}
 	var imported uint32
 	type cand struct{ idx, val uint32 }
 	var sps []cand
 	var dataEnd uint64
-	for r.off < len(r.b) && r.err == nil {
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || r.off+int(size) > len(r.b) {
-			return stackLayout{}, errors.New("truncated section")
-		}
-		p := r.b[r.off : r.off+int(size)]
-		r.off += int(size)
-		switch id {
+	for _, sec := range secs {
+		p := sec.payload
+		switch sec.id {
 		case secImport:
 			n, err := countImportedGlobals(p)
 			if err != nil {
@@ -107,9 +104,6 @@ func findStack(wasm []byte, initBytes uint64) (stackLayout, error) {
 				return stackLayout{}, d.err
 			}
 		}
-	}
-	if r.err != nil {
-		return stackLayout{}, r.err
 	}
 	if len(sps) != 1 {
 		return stackLayout{}, fmt.Errorf("%d mutable globals, want the stack pointer alone", len(sps))
