@@ -2,7 +2,6 @@ package quickjs
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 )
 
@@ -115,47 +114,42 @@ var deleteLastElementFix = func() []byte {
 	return bytes.Replace(deleteLastElement, cmp, []byte{0x20, 0x06, 0x41, 0x00, 0x6b, 0x20, 0x03, 0x46}, 1)
 }()
 
+// codePatch replaces code of the pinned build: a whole function body
+// (after its size) equal to old, or, if partial, a window of code with
+// bytes of the same length (so no branch or size changes).
+type codePatch struct {
+	name     string
+	old, new []byte
+	partial  bool
+}
+
 // fixQuickJS applies the fixes above to the module's code section. A
 // whole-body fix must match exactly one function body; a partial one (the
 // body is too large to carry here) replaces a window of code that occurs
-// exactly once in the whole code section, with bytes of the same length
-// (so no branch or size changes).
+// exactly once in the whole code section.
 func fixQuickJS(wasm []byte) ([]byte, error) {
-	fixes := []struct {
-		name     string
-		old, new []byte
-		partial  bool
-	}{
+	return patchCode(wasm, []codePatch{
 		{"js_mapped_arguments_mark (QuickJS-ng 3973106)", mappedArgumentsMark, mappedArgumentsMarkFix, false},
 		{"delete_property (QuickJS-ng 1b0b660)", deleteLastElement, deleteLastElementFix, true},
+	})
+}
+
+// patchCode applies patches to the module's code section; each must find
+// its code exactly once, or the module is refused.
+func patchCode(wasm []byte, patches []codePatch) ([]byte, error) {
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, err
 	}
-	r := reader{b: wasm, off: 8}
 	out := append([]byte(nil), wasm[:8]...)
-	found := make([]int, len(fixes))
-	for r.off < len(r.b) {
-		start := r.off
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || r.off+int(size) > len(r.b) {
-			return nil, fmt.Errorf("truncated section at offset %d", start)
-		}
-		payload := r.b[r.off : r.off+int(size)]
-		r.off += int(size)
-		if id != secCode {
-			out = append(out, wasm[start:r.off]...)
+	found := make([]int, len(patches))
+	for _, s := range secs {
+		if s.id != secCode {
+			out = append(out, wasm[s.start:s.end]...)
 			continue
 		}
-		p := reader{b: payload}
-		n := p.u32()
-		code := appendU32(nil, n)
-		for f := uint32(0); f < n; f++ {
-			sz := int(p.u32())
-			if p.err != nil || p.off+sz > len(payload) {
-				return nil, fmt.Errorf("function %d: truncated", f)
-			}
-			body := payload[p.off : p.off+sz]
-			p.off += sz
-			for k, fx := range fixes {
+		code, err := forBodies(s.payload, 0, func(_ uint32, body []byte) ([]byte, error) {
+			for k, fx := range patches {
 				switch {
 				case !fx.partial && bytes.Equal(body, fx.old):
 					body = fx.new
@@ -167,17 +161,16 @@ func fixQuickJS(wasm []byte) ([]byte, error) {
 					}
 				}
 			}
-			code = appendU32(code, uint32(len(body)))
-			code = append(code, body...)
-		}
-		if p.off != len(payload) {
-			return nil, errors.New("code section: trailing bytes")
+			return body, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("code section: %w", err)
 		}
 		out = appendSection(out, secCode, code)
 	}
-	for k, fx := range fixes {
+	for k, fx := range patches {
 		if found[k] != 1 {
-			return nil, fmt.Errorf("fix %s: found the code to replace %d times, want once", fx.name, found[k])
+			return nil, fmt.Errorf("patch %s: found the code to replace %d times, want once", fx.name, found[k])
 		}
 	}
 	return out, nil

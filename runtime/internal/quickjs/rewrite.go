@@ -356,16 +356,7 @@ func pollCheck(g, poll uint32) []byte {
 }
 
 // appendS32 appends v as a signed LEB128.
-func appendS32(b []byte, v int32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func appendS32(b []byte, v int32) []byte { return appendS64(b, int64(v)) }
 
 // funcImportIndex returns the function index of import module.name.
 func funcImportIndex(wasm []byte, module, name string) (uint32, error) {
@@ -442,11 +433,15 @@ func countImportedGlobals(p []byte) (uint32, error) {
 }
 
 // instrumentLoops rewrites each function body of a code section so that
-// every `loop` starts with check. The inserted code is self-contained
-// (balanced stack, a complete block), so no branch depth changes.
+// every `loop` starts with check, except a loop right after a nop (see
+// unpolledLoop). The inserted code is self-contained (balanced stack, a
+// complete block), so no branch depth changes.
 func instrumentLoops(p []byte, check []byte) ([]byte, error) {
+	afterNop := false
 	return editBodies(p, 0, func(op byte, instr []byte) []byte {
-		if op != 0x03 {
+		skip := afterNop
+		afterNop = op == 0x01
+		if op != 0x03 || skip {
 			return nil
 		}
 		return append(append([]byte(nil), instr...), check...)
@@ -458,48 +453,67 @@ func instrumentLoops(p []byte, check []byte) ([]byte, error) {
 // immediates; nil keeps it), and the section's function count raised by
 // extra, for bodies the caller appends.
 func editBodies(p []byte, extra uint32, edit func(op byte, instr []byte) []byte) ([]byte, error) {
+	return forBodies(p, extra, func(_ uint32, body []byte) ([]byte, error) { return editInstrs(body, edit) })
+}
+
+// forBodies re-encodes a code section with each function body (after its
+// size) replaced by what fn returns for it (nil keeps it; f counts the
+// section's bodies from 0), and the function count raised by extra.
+func forBodies(p []byte, extra uint32, fn func(f uint32, body []byte) ([]byte, error)) ([]byte, error) {
 	r := reader{b: p}
 	n := r.u32()
 	out := appendU32(nil, n+extra)
-	var body []byte
 	for f := uint32(0); f < n; f++ {
 		size := int(r.u32())
 		if r.err != nil || r.off+size > len(p) {
 			return nil, fmt.Errorf("function %d: truncated", f)
 		}
-		b := reader{b: p[r.off : r.off+size]}
+		body := p[r.off : r.off+size]
 		r.off += size
-		// Locals.
-		nl := b.u32()
-		for k := uint32(0); k < nl; k++ {
-			b.u32()
-			b.byte()
+		nb, err := fn(f, body)
+		if err != nil {
+			return nil, fmt.Errorf("function %d: %w", f, err)
 		}
-		if b.err != nil {
-			return nil, fmt.Errorf("function %d: locals: %w", f, b.err)
+		if nb == nil {
+			nb = body
 		}
-		body = append(body[:0], b.b[:b.off]...)
-		last := b.off
-		for b.off < len(b.b) {
-			at := b.off
-			op := b.byte()
-			if err := skipImmediates(&b, op); err != nil {
-				return nil, fmt.Errorf("function %d at +%d: %w", f, b.off, err)
-			}
-			if rep := edit(op, b.b[at:b.off]); rep != nil {
-				body = append(body, b.b[last:at]...)
-				body = append(body, rep...)
-				last = b.off
-			}
-		}
-		body = append(body, b.b[last:]...)
-		out = appendU32(out, uint32(len(body)))
-		out = append(out, body...)
+		out = appendU32(out, uint32(len(nb)))
+		out = append(out, nb...)
 	}
-	if r.off != len(p) {
+	if r.err != nil || r.off != len(p) {
 		return nil, errors.New("trailing bytes")
 	}
 	return out, nil
+}
+
+// editInstrs returns a function body (after its size) with each
+// instruction for which edit returns bytes replaced by them (see
+// editBodies).
+func editInstrs(body []byte, edit func(op byte, instr []byte) []byte) ([]byte, error) {
+	b := reader{b: body}
+	nl := b.u32()
+	for k := uint32(0); k < nl; k++ {
+		b.u32()
+		b.byte()
+	}
+	if b.err != nil {
+		return nil, fmt.Errorf("locals: %w", b.err)
+	}
+	out := append([]byte(nil), body[:b.off]...)
+	last := b.off
+	for b.off < len(body) {
+		at := b.off
+		op := b.byte()
+		if err := skipImmediates(&b, op); err != nil {
+			return nil, fmt.Errorf("at +%d: %w", b.off, err)
+		}
+		if rep := edit(op, body[at:b.off]); rep != nil {
+			out = append(out, body[last:at]...)
+			out = append(out, rep...)
+			last = b.off
+		}
+	}
+	return append(out, body[last:]...), nil
 }
 
 // skipImmediates advances past the immediates of instruction op. It knows

@@ -80,6 +80,9 @@ func NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
 	if wasm, err = fixQuickJS(wasm); err != nil {
 		return nil, fmt.Errorf("quickjs: fixing the build's known bugs: %w", err)
 	}
+	if wasm, err = trimQuickJS(wasm); err != nil {
+		return nil, fmt.Errorf("quickjs: trimming the build's hot paths: %w", err)
+	}
 	var pollName string
 	for min, sem := range a.imports {
 		if sem == "qts_host_interrupt_handler" {
