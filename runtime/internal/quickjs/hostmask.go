@@ -23,74 +23,20 @@ func addHostMask(wasm []byte, hostCall uint32) ([]byte, uint32, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	var importedFuncs, importedGlobals, definedFuncs, definedGlobals uint32
-	hostType := ^uint32(0)
-	var hostParams, hostResults []byte
-	var types [][2][]byte
-	for _, s := range secs {
-		p := reader{b: s.payload}
-		switch s.id {
-		case secType:
-			n := p.u32()
-			for k := uint32(0); k < n && p.err == nil; k++ {
-				if form := p.byte(); form != 0x60 {
-					return nil, 0, fmt.Errorf("type %d: unsupported form %#x", k, form)
-				}
-				var t [2][]byte
-				for j := range 2 {
-					c := p.u32()
-					for range c {
-						t[j] = append(t[j], p.byte())
-					}
-				}
-				types = append(types, t)
-			}
-		case secImport:
-			n := p.u32()
-			for k := uint32(0); k < n && p.err == nil; k++ {
-				p.name()
-				p.name()
-				switch kind := p.byte(); kind {
-				case 0x00:
-					ti := p.u32()
-					if importedFuncs == hostCall {
-						hostType = ti
-					}
-					importedFuncs++
-				case 0x01:
-					p.byte()
-					p.limits()
-				case 0x02:
-					p.limits()
-				case 0x03:
-					p.byte()
-					p.byte()
-					importedGlobals++
-				case 0x04:
-					p.byte()
-					p.u32()
-				default:
-					return nil, 0, fmt.Errorf("unknown import kind %#x", kind)
-				}
-			}
-		case secFunction:
-			definedFuncs = p.u32()
-		case secGlobal:
-			definedGlobals = p.u32()
-		}
-		if p.err != nil {
-			return nil, 0, fmt.Errorf("section %d: %w", s.id, p.err)
-		}
+	m, err := readModuleFuncs(secs)
+	if err != nil {
+		return nil, 0, err
 	}
-	if int(hostType) >= len(types) {
+	if hostCall >= m.importedFuncs {
 		return nil, 0, fmt.Errorf("function %d is not an imported function", hostCall)
 	}
-	hostParams, hostResults = types[hostType][0], types[hostType][1]
+	hostParams, hostResults := m.sigs[hostCall].params, m.sigs[hostCall].results
 	if len(hostParams) == 0 || hostParams[len(hostParams)-1] != valI32 || len(hostResults) != 1 || hostResults[0] != valI32 {
 		return nil, 0, errors.New("the host-call import is not (…, i32 id) → i32")
 	}
-	mask := importedGlobals + definedGlobals
-	shim := importedFuncs + definedFuncs
+	hostType := m.typeIdx[hostCall]
+	mask := m.importedGlobals + m.definedGlobals
+	shim := uint32(len(m.sigs))
 	id := uint32(len(hostParams) - 1)
 
 	// if (id < 32 ? mask & (1 << id) : 0) 0 else hostCall(params…)

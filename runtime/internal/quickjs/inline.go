@@ -13,10 +13,10 @@ type funcSig struct{ params, results []byte }
 // and globals: the signature of every function (imports first, as function
 // indices count them) and how many functions and globals are imported.
 type moduleFuncs struct {
-	sigs                             []funcSig
-	importedFuncs, importedGlobals   uint32
-	definedGlobals                   uint32
-	hasGlobalSection, hasCodeSection bool
+	sigs                           []funcSig
+	typeIdx                        []uint32 // each function's type index
+	importedFuncs, importedGlobals uint32
+	definedGlobals                 uint32
 }
 
 func readModuleFuncs(secs []wasmSection) (moduleFuncs, error) {
@@ -52,6 +52,7 @@ func readModuleFuncs(secs []wasmSection) (moduleFuncs, error) {
 						return m, fmt.Errorf("import %d: type %d out of range", k, ti)
 					}
 					m.sigs = append(m.sigs, types[ti])
+					m.typeIdx = append(m.typeIdx, ti)
 					m.importedFuncs++
 				case 0x01:
 					p.byte()
@@ -77,12 +78,10 @@ func readModuleFuncs(secs []wasmSection) (moduleFuncs, error) {
 					return m, fmt.Errorf("function %d: type %d out of range", k, ti)
 				}
 				m.sigs = append(m.sigs, types[ti])
+				m.typeIdx = append(m.typeIdx, ti)
 			}
 		case secGlobal:
 			m.definedGlobals = p.u32()
-			m.hasGlobalSection = true
-		case secCode:
-			m.hasCodeSection = true
 		}
 		if p.err != nil {
 			return m, fmt.Errorf("section %d: %w", s.id, p.err)
