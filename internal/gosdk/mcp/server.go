@@ -1564,6 +1564,11 @@ type ServerSession struct {
 	// via jsonrpc2.Connection.Cancel to avoid deadlocking on the jsonrpc2
 	// drain. See modelcontextprotocol/go-sdk#1160.
 	listenIDs []jsonrpc.ID
+	// closing is set by Close before it cancels listenIDs (codemode patch): a
+	// subscriptions/listen whose handler starts after that would park on
+	// ctx.Done with nothing left to cancel it, and conn.Close, which waits
+	// for in-flight requests, would never return.
+	closing bool
 }
 
 func (ss *ServerSession) updateState(mut func(*ServerSessionState)) {
@@ -2018,6 +2023,10 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 	// avoid deadlocking on the jsonrpc2 drain.
 	if req.Method == methodSubscriptionsListen {
 		ss.mu.Lock()
+		if ss.closing { // codemode patch: Close has already cancelled the listens it knew
+			ss.mu.Unlock()
+			return nil, jsonrpc2.ErrServerClosing
+		}
 		ss.listenIDs = append(ss.listenIDs, req.ID)
 		ss.mu.Unlock()
 		// The listen completes when the handler returns (peer cancellation,
@@ -2148,6 +2157,7 @@ func (ss *ServerSession) Close() error {
 	// on ctx.Done and would deadlock conn.Close (which waits for in-flight
 	// requests to drain).
 	ss.mu.Lock()
+	ss.closing = true // codemode patch: later listens fail at once (handle)
 	ids := ss.listenIDs
 	ss.listenIDs = nil
 	ss.mu.Unlock()
