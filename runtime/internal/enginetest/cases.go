@@ -128,6 +128,10 @@ var scenarios = []Scenario{
 	{Name: "globals listed", Steps: []Step{
 		{Code: "globalThis.shown = 1\n;(0, eval)('var viaEval = 2')\nsloppy = 3\nObject.defineProperty(globalThis, 'hidden', { value: 4 })\nreturn hidden",
 			Want: 4, WantGlobals: []string{"shown", "viaEval", "sloppy"}, WantNoGlobals: []string{"hidden", "__cm_k"}},
+		// Inherited is not own: an enumerable property on Object.prototype
+		// (which for-in over the global object visits) is not a global.
+		{Code: "Object.prototype.inherited = 5\nglobalThis.own = 6\nreturn own + inherited",
+			Want: 11, WantGlobals: []string{"shown", "own"}, WantNoGlobals: []string{"inherited"}},
 	}},
 	{Name: "use strict", Steps: []Step{
 		{Code: "'use strict'\nlet s = 1\nfunction sf() { return this === undefined }"},
