@@ -44,81 +44,31 @@ const (
 // on first use, still binds about 15 per run and keeps a grown stack for
 // each of the deep ones (Eval, Call, ExecutePendingJob).
 func addDispatcher(wasm []byte, targets []string) ([]byte, error) {
-	secs, err := splitSections(wasm)
+	secs, m, err := readModule(wasm)
 	if err != nil {
 		return nil, err
 	}
-	type funcType struct{ params, results []byte }
-	var types []funcType
-	var funcTypes []uint32 // type index of each defined function
-	var importedFuncs uint32
 	exports := map[string]uint32{} // function exports: name → function index
 	for _, s := range secs {
+		if s.id != secExport {
+			continue
+		}
 		p := reader{b: s.payload}
-		switch s.id {
-		case secType:
-			n := p.u32()
-			for k := uint32(0); k < n && p.err == nil; k++ {
-				if form := p.byte(); form != 0x60 {
-					return nil, fmt.Errorf("type %d: unsupported form %#x", k, form)
-				}
-				var t funcType
-				np := p.u32()
-				for j := uint32(0); j < np && p.err == nil; j++ {
-					t.params = append(t.params, p.byte())
-				}
-				nr := p.u32()
-				for j := uint32(0); j < nr && p.err == nil; j++ {
-					t.results = append(t.results, p.byte())
-				}
-				types = append(types, t)
-			}
-		case secImport:
-			n := p.u32()
-			for k := uint32(0); k < n && p.err == nil; k++ {
-				p.name()
-				p.name()
-				switch kind := p.byte(); kind {
-				case 0x00:
-					p.u32()
-					importedFuncs++
-				case 0x01:
-					p.byte()
-					p.limits()
-				case 0x02:
-					p.limits()
-				case 0x03:
-					p.byte()
-					p.byte()
-				case 0x04:
-					p.byte()
-					p.u32()
-				default:
-					return nil, fmt.Errorf("unknown import kind %#x", kind)
-				}
-			}
-		case secFunction:
-			n := p.u32()
-			for k := uint32(0); k < n && p.err == nil; k++ {
-				funcTypes = append(funcTypes, p.u32())
-			}
-		case secExport:
-			n := p.u32()
-			for k := uint32(0); k < n && p.err == nil; k++ {
-				name := p.name()
-				kind := p.byte()
-				idx := p.u32()
-				if kind == 0x00 {
-					exports[name] = idx
-				}
+		n := p.u32()
+		for k := uint32(0); k < n && p.err == nil; k++ {
+			name := p.name()
+			kind := p.byte()
+			idx := p.u32()
+			if kind == 0x00 {
+				exports[name] = idx
 			}
 		}
 		if p.err != nil {
-			return nil, fmt.Errorf("section %d: %w", s.id, p.err)
+			return nil, fmt.Errorf("export section: %w", p.err)
 		}
 	}
-	if types == nil || funcTypes == nil {
-		return nil, errors.New("the module has no type or function section")
+	if int(m.importedFuncs) == len(m.sigs) {
+		return nil, errors.New("the module defines no function")
 	}
 	if _, dup := exports[dispatchExport]; dup {
 		return nil, fmt.Errorf("the module already exports %s", dispatchExport)
@@ -142,10 +92,10 @@ func addDispatcher(wasm []byte, targets []string) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("export %s missing", name)
 		}
-		if fi < importedFuncs || int(fi-importedFuncs) >= len(funcTypes) || int(funcTypes[fi-importedFuncs]) >= len(types) {
+		if fi < m.importedFuncs || int(fi) >= len(m.sigs) {
 			return nil, fmt.Errorf("export %s: not a defined function", name)
 		}
-		t := types[funcTypes[fi-importedFuncs]]
+		t := m.sigs[fi]
 		if len(t.params) > dispatchArgs || len(t.results) > 1 {
 			return nil, fmt.Errorf("export %s: %d parameters, %d results: too many to dispatch", name, len(t.params), len(t.results))
 		}
@@ -185,8 +135,8 @@ func addDispatcher(wasm []byte, targets []string) ([]byte, error) {
 	}
 	body = append(body, 0x0b, 0x00, 0x0b) // end of the outermost block; unreachable; end
 
-	typeIdx := uint32(len(types))
-	funcIdx := importedFuncs + uint32(len(funcTypes))
+	typeIdx := m.numTypes
+	funcIdx := uint32(len(m.sigs))
 	out := append([]byte(nil), wasm[:8]...)
 	for _, s := range secs {
 		p := reader{b: s.payload}

@@ -19,11 +19,7 @@ import (
 // budget spent, the rest of the run's dropped lines stay in the wasm, and
 // console's methods stay the same functions (Instance.SetSilent).
 func addHostMask(wasm []byte, hostCall uint32) ([]byte, uint32, error) {
-	secs, err := splitSections(wasm)
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := readModuleFuncs(secs)
+	secs, m, err := readModule(wasm)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -17,6 +17,17 @@ type moduleFuncs struct {
 	typeIdx                        []uint32 // each function's type index
 	importedFuncs, importedGlobals uint32
 	definedGlobals                 uint32
+	numTypes                       uint32 // entries of the type section
+}
+
+// readModule splits a module into its sections and reads its functions.
+func readModule(wasm []byte) ([]wasmSection, moduleFuncs, error) {
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, moduleFuncs{}, err
+	}
+	m, err := readModuleFuncs(secs)
+	return secs, m, err
 }
 
 func readModuleFuncs(secs []wasmSection) (moduleFuncs, error) {
@@ -40,34 +51,26 @@ func readModuleFuncs(secs []wasmSection) (moduleFuncs, error) {
 				}
 				types = append(types, funcSig{t[0], t[1]})
 			}
+			m.numTypes = uint32(len(types))
 		case secImport:
 			n := p.u32()
 			for k := uint32(0); k < n && p.err == nil; k++ {
 				p.name()
 				p.name()
-				switch kind := p.byte(); kind {
+				kind, ti, err := p.importDesc()
+				if err != nil {
+					return m, err
+				}
+				switch kind {
 				case 0x00:
-					ti := p.u32()
 					if int(ti) >= len(types) {
 						return m, fmt.Errorf("import %d: type %d out of range", k, ti)
 					}
 					m.sigs = append(m.sigs, types[ti])
 					m.typeIdx = append(m.typeIdx, ti)
 					m.importedFuncs++
-				case 0x01:
-					p.byte()
-					p.limits()
-				case 0x02:
-					p.limits()
 				case 0x03:
-					p.byte()
-					p.byte()
 					m.importedGlobals++
-				case 0x04:
-					p.byte()
-					p.u32()
-				default:
-					return m, fmt.Errorf("unknown import kind %#x", kind)
 				}
 			}
 		case secFunction:
@@ -104,11 +107,7 @@ func readModuleFuncs(secs []wasmSection) (moduleFuncs, error) {
 // a handful of instructions of a function that is small only in its
 // common case, into the one function where a call costs: the interpreter.
 func inlineFastPath(wasm []byte, caller, callee uint32, calleeBody, newLocals []byte, fast func(l []uint32) []byte) ([]byte, int, error) {
-	secs, err := splitSections(wasm)
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := readModuleFuncs(secs)
+	secs, m, err := readModule(wasm)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -147,14 +147,8 @@ func dropMemoryImport(p []byte) ([]byte, memoryImport, bool, error) {
 		start := r.off
 		mod := r.name()
 		name := r.name()
-		kind := r.byte()
-		switch kind {
-		case 0x00: // func: type index
-			r.u32()
-		case 0x01: // table: reftype, limits
+		if r.off < len(p) && p[r.off] == 0x02 { // memory: limits
 			r.byte()
-			r.limits()
-		case 0x02: // memory: limits
 			flags, min, max := r.limits()
 			if flags&^1 != 0 {
 				return nil, mi, false, fmt.Errorf("memory import %s.%s has unsupported limits flags %#x (shared or 64-bit)", mod, name, flags)
@@ -165,14 +159,9 @@ func dropMemoryImport(p []byte) ([]byte, memoryImport, bool, error) {
 			mi = memoryImport{module: mod, name: name, min: min, max: max, hasMax: flags&1 != 0}
 			found = true
 			continue
-		case 0x03: // global: valtype, mut
-			r.byte()
-			r.byte()
-		case 0x04: // tag: attribute, type index
-			r.byte()
-			r.u32()
-		default:
-			return nil, mi, false, fmt.Errorf("unknown import kind %#x", kind)
+		}
+		if _, _, err := r.importDesc(); err != nil {
+			return nil, mi, false, err
 		}
 		body = append(body, p[start:r.off]...)
 		kept++
@@ -376,26 +365,15 @@ func funcImportIndex(wasm []byte, module, name string) (uint32, error) {
 		fn := uint32(0)
 		for i := uint32(0); i < n && p.err == nil; i++ {
 			mod, nm := p.name(), p.name()
-			switch kind := p.byte(); kind {
-			case 0x00:
-				p.u32()
+			kind, _, err := p.importDesc()
+			if err != nil {
+				return 0, err
+			}
+			if kind == 0x00 {
 				if mod == module && nm == name {
 					return fn, nil
 				}
 				fn++
-			case 0x01:
-				p.byte()
-				p.limits()
-			case 0x02:
-				p.limits()
-			case 0x03:
-				p.byte()
-				p.byte()
-			case 0x04:
-				p.byte()
-				p.u32()
-			default:
-				return 0, fmt.Errorf("unknown import kind %#x", kind)
 			}
 		}
 		return 0, fmt.Errorf("no function import %s.%s", module, name)
@@ -410,26 +388,38 @@ func countImportedGlobals(p []byte) (uint32, error) {
 	for i := uint32(0); i < n && r.err == nil; i++ {
 		r.name()
 		r.name()
-		switch kind := r.byte(); kind {
-		case 0x00:
-			r.u32()
-		case 0x01:
-			r.byte()
-			r.limits()
-		case 0x02:
-			r.limits()
-		case 0x03:
-			r.byte()
-			r.byte()
+		kind, _, err := r.importDesc()
+		if err != nil {
+			return 0, err
+		}
+		if kind == 0x03 {
 			globals++
-		case 0x04:
-			r.byte()
-			r.u32()
-		default:
-			return 0, fmt.Errorf("unknown import kind %#x", kind)
 		}
 	}
 	return globals, r.err
+}
+
+// importDesc reads an import's kind and skips its description; for a
+// function import it returns the type index.
+func (r *reader) importDesc() (kind byte, typeIdx uint32, err error) {
+	switch kind = r.byte(); kind {
+	case 0x00: // func: type index
+		typeIdx = r.u32()
+	case 0x01: // table: reftype, limits
+		r.byte()
+		r.limits()
+	case 0x02: // memory: limits
+		r.limits()
+	case 0x03: // global: valtype, mut
+		r.byte()
+		r.byte()
+	case 0x04: // tag: attribute, type index
+		r.byte()
+		r.u32()
+	default:
+		return kind, 0, fmt.Errorf("unknown import kind %#x", kind)
+	}
+	return kind, typeIdx, nil
 }
 
 // instrumentLoops rewrites each function body of a code section so that
